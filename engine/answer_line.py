@@ -39,7 +39,9 @@ def label_pattern(label: str) -> re.Pattern[str]:
     )
 
 
-def find_answer_line(response: str, label: str = "ANSWER:", which: str = "last") -> AnswerLine | None:
+def find_answer_line(
+    response: str, label: str = "ANSWER:", which: str = "last"
+) -> AnswerLine | None:
     """Return the ``which`` (``"last"`` or ``"first"``) line carrying ``label``, or ``None``.
 
     Lines are split on any newline convention. Only the text after the label is returned; the

@@ -1,0 +1,246 @@
+"""Aggregate scored outcomes into cells, per-model summaries and per-image cluster arrays.
+
+Vocabulary (used by every statistic keyaudit reports):
+
+* a **cell** is one (domain, level); a model's *raw accuracy* in a cell is correct / evaluated;
+* its **adjusted score** is :func:`keyaudit.engine.metrics.adjusted_score` of that raw accuracy
+  against the cell's constant-answer baseline (baselines are keyed by (domain, level) and are the
+  same for every model);
+* with ``levels=(lo, hi)`` (default (4, 5)), a model's **paired domains** are the domains where it
+  has a cell at ``lo`` *and* a cell at ``hi``.
+
+A model that lacks a cell (no evaluated item there) simply does not have that cell in any of its
+means; nothing is imputed. A domain a model has at one of the two levels only is not paired: it
+counts in ``raw_hi`` / ``overall`` but not in ``adjusted_hi``, ``adjusted_lo`` or ``diff``.
+
+This module must stay free of numba: it is imported by the CLI's fast paths.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import DataError, UsageError
+from .metrics import adjusted_score, check_baseline, raw_accuracy
+
+CellKey = tuple[str, str, int]  # (model, domain, level)
+Baselines = Mapping[tuple[str, int], float]  # (domain, level) -> constant-answer baseline
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One scored response: which model, which item (domain, image cluster, level), correct?"""
+
+    model: str
+    domain: str
+    image: str
+    level: int
+    correct: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CellCount:
+    """Correct and evaluated item counts of one model in one cell (``n >= 1``)."""
+
+    correct: int
+    n: int
+
+    @property
+    def raw(self) -> float:
+        return raw_accuracy(self.correct, self.n)
+
+
+@dataclass(frozen=True)
+class CellTable:
+    """Per-(model, domain, level) counts. Build it with :func:`cell_table` or :meth:`from_counts`."""
+
+    cells: Mapping[CellKey, CellCount]
+
+    @classmethod
+    def from_counts(cls, counts: Mapping[CellKey, tuple[int, int]]) -> CellTable:
+        """Table from ``{(model, domain, level): (correct, n)}``, validating every cell."""
+        cells: dict[CellKey, CellCount] = {}
+        for key, (correct, n) in counts.items():
+            raw_accuracy(correct, n)  # validates 0 <= correct <= n, n >= 1
+            cells[key] = CellCount(int(correct), int(n))
+        return cls(dict(sorted(cells.items())))
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(sorted({model for model, _, _ in self.cells}))
+
+    def for_model(self, model: str) -> dict[tuple[str, int], CellCount]:
+        """``{(domain, level): counts}`` of one model's cells."""
+        return {(d, lv): c for (m, d, lv), c in self.cells.items() if m == model}
+
+
+def cell_table(outcomes: Iterable[Outcome]) -> CellTable:
+    """Count correct and evaluated items per (model, domain, level)."""
+    correct: dict[CellKey, int] = defaultdict(int)
+    total: dict[CellKey, int] = defaultdict(int)
+    for o in outcomes:
+        key = (o.model, o.domain, int(o.level))
+        total[key] += 1
+        correct[key] += bool(o.correct)
+    return CellTable({k: CellCount(correct[k], total[k]) for k in sorted(total)})
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """One model's aggregates for ``levels=(lo, hi)``; rates are fractions (0.5518, not 55.18).
+
+    * ``raw_hi`` ("Raw L5"): mean raw accuracy over all the model's cells at level ``hi``
+      (``n_hi_cells`` of them).
+    * ``adjusted_hi`` / ``adjusted_lo`` ("Adjusted L5"/"L4"): mean adjusted score over the model's
+      ``n_paired`` paired domains at level ``hi`` / ``lo``.
+    * ``diff`` ("L5−L4"): mean over paired domains of (adjusted hi − adjusted lo); equal to
+      ``adjusted_hi - adjusted_lo`` up to rounding.
+    * ``overall`` ("Overall macro"): mean adjusted score over all ``n_cells`` cells of the model, at
+      every level.
+
+    A mean over no cell is NaN (e.g. ``diff`` of a model with no paired domain).
+    """
+
+    model: str
+    levels: tuple[int, int]
+    raw_hi: float
+    adjusted_hi: float
+    adjusted_lo: float
+    diff: float
+    overall: float
+    n_hi_cells: int
+    n_paired: int
+    n_cells: int
+    paired_domains: tuple[str, ...] = field(default=())
+
+
+def _mean(values: list[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def check_levels(levels: tuple[int, int]) -> tuple[int, int]:
+    """Validate ``(lo, hi)``: two distinct integer levels."""
+    if len(levels) != 2 or levels[0] == levels[1]:
+        raise UsageError(f"levels must be two distinct levels (lo, hi), got {levels!r}")
+    return int(levels[0]), int(levels[1])
+
+
+def cell_baseline(baselines: Baselines, domain: str, level: int) -> float:
+    """The checked baseline of one cell; a missing one is a data error naming the cell."""
+    try:
+        value = baselines[(domain, level)]
+    except KeyError:
+        raise DataError(f"no constant-answer baseline for cell {domain} L{level}") from None
+    return check_baseline(value, f"{domain} L{level}")
+
+
+def summarize(
+    table: CellTable, baselines: Baselines, levels: tuple[int, int] = (4, 5)
+) -> dict[str, ModelSummary]:
+    """Per-model aggregates (see :class:`ModelSummary`), models in sorted order.
+
+    Every cell a model has needs a baseline in ``baselines`` (a :class:`DataError` otherwise);
+    cells a model does not have are left out of its means, never counted as zero.
+    """
+    lo, hi = check_levels(levels)
+    out: dict[str, ModelSummary] = {}
+    for model in table.models:
+        cells = table.for_model(model)
+        adjusted = {
+            cell: adjusted_score(count.raw, cell_baseline(baselines, *cell))
+            for cell, count in cells.items()
+        }
+        hi_raw = [count.raw for (_, level), count in cells.items() if level == hi]
+        paired = sorted(d for (d, level) in cells if level == hi and (d, lo) in cells)
+        adj_hi = [adjusted[(d, hi)] for d in paired]
+        adj_lo = [adjusted[(d, lo)] for d in paired]
+        out[model] = ModelSummary(
+            model=model,
+            levels=(lo, hi),
+            raw_hi=_mean(hi_raw),
+            adjusted_hi=_mean(adj_hi),
+            adjusted_lo=_mean(adj_lo),
+            diff=_mean([h - low for h, low in zip(adj_hi, adj_lo, strict=True)]),
+            overall=_mean(list(adjusted.values())),
+            n_hi_cells=len(hi_raw),
+            n_paired=len(paired),
+            n_cells=len(cells),
+            paired_domains=tuple(paired),
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class ClusterCounts:
+    """Per-image-cluster counts at levels (lo, hi), laid out for the bootstrap kernel.
+
+    This is the one definition of the cluster/strata partition; the bootstrap (numba, numpy and
+    pure Python) and the analytic SE all consume it.
+
+    * Strata are ``domains`` (sorted), the domains that are paired for at least one model.
+    * Model ``m``'s clusters in stratum ``s`` are the images of that domain where the model has at
+      least one item at ``lo`` or ``hi``, sorted by image id; they occupy rows
+      ``offsets[m, s]:offsets[m, s + 1]`` of ``counts[m]``. Each model has its own cluster list, so
+      a model's result never depends on which images other models answered.
+    * ``counts[m, c]`` is ``(correct_lo, total_lo, correct_hi, total_hi)`` as int32; rows past a
+      model's last cluster are zero padding.
+    * ``active[m, s]`` is 1 when domain ``s`` is paired for model ``m`` in the full sample.
+    """
+
+    models: tuple[str, ...]
+    domains: tuple[str, ...]
+    levels: tuple[int, int]
+    counts: np.ndarray
+    offsets: np.ndarray
+    active: np.ndarray
+
+    def clusters_per_stratum(self, m: int) -> dict[str, int]:
+        """``{domain: number of clusters}`` of model index ``m`` over its paired domains."""
+        sizes = np.diff(self.offsets[m])
+        return {d: int(sizes[s]) for s, d in enumerate(self.domains) if self.active[m, s]}
+
+
+def cluster_counts(outcomes: Iterable[Outcome], levels: tuple[int, int] = (4, 5)) -> ClusterCounts:
+    """Build :class:`ClusterCounts` from outcomes; items at other levels are ignored."""
+    lo, hi = check_levels(levels)
+    slot = {lo: 0, hi: 2}
+    per: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for o in outcomes:
+        if o.level not in slot:
+            continue
+        row = per[(o.model, o.domain, o.image)]
+        j = slot[int(o.level)]
+        row[j] += bool(o.correct)
+        row[j + 1] += 1
+    has: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for (model, domain, _), row in per.items():
+        has[(model, domain)][0] += row[1]
+        has[(model, domain)][1] += row[3]
+    paired = {key for key, (n_lo, n_hi) in has.items() if n_lo > 0 and n_hi > 0}
+    models = tuple(sorted({m for m, _, _ in per}))
+    domains = tuple(sorted({d for _, d in paired}))
+    s_index = {d: s for s, d in enumerate(domains)}
+    m_index = {m: i for i, m in enumerate(models)}
+    rows: list[list[list[list[int]]]] = [[[] for _ in domains] for _ in models]
+    for (model, domain, _), row in sorted(per.items()):
+        if domain in s_index:
+            rows[m_index[model]][s_index[domain]].append(row)
+    n_clusters = [sum(len(r) for r in by_s) for by_s in rows]
+    counts = np.zeros((len(models), max(n_clusters, default=0), 4), dtype=np.int32)
+    offsets = np.zeros((len(models), len(domains) + 1), dtype=np.int64)
+    active = np.zeros((len(models), len(domains)), dtype=np.uint8)
+    for m, by_s in enumerate(rows):
+        c = 0
+        for s, cluster_rows in enumerate(by_s):
+            offsets[m, s] = c
+            if cluster_rows:
+                counts[m, c : c + len(cluster_rows)] = cluster_rows
+            c += len(cluster_rows)
+            active[m, s] = (models[m], domains[s]) in paired
+        offsets[m, len(domains)] = c
+    return ClusterCounts(models, domains, (lo, hi), counts, offsets, active)

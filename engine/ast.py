@@ -1,0 +1,117 @@
+"""Generic AST nodes built from Lark parse trees, readable by rule expressions.
+
+Why generic: a new domain must need only a ``.lark`` and a ``.toml`` file, never Python, so the
+tree a grammar produces cannot be mapped to hand-written classes. Instead every rule of the grammar
+becomes a :class:`Node` of that ``kind`` and every terminal a :class:`Leaf`; rule expressions read
+them by name (``key.status``, ``r.lower``) with the conventions below.
+
+Attribute access ``node.name`` (what :meth:`Node.field` returns):
+- a derived attribute declared in the rule file (``[[attribute]]``) for this node kind, if any;
+- else the direct children whose kind is ``name`` (a rule name, or a terminal name such as
+  ``LETTER``, case-insensitively for terminals): none → ``null``; one → its *value*; several →
+  a tuple of values.
+The *value* of a leaf is its text; the value of a node with exactly one child that is a leaf is
+that leaf's text (so ``key.status`` is ``"stable"``, not a node); any other node is itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Computes a derived attribute: (attribute name, node) -> value. Supplied by the rule engine.
+AttributeHook = Callable[[str, "Node"], tuple[bool, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """One terminal of the parse: its terminal name (``kind``) and matched text."""
+
+    kind: str
+    value: str
+    start: int
+    end: int
+
+    def text(self) -> str:
+        return self.value
+
+
+@dataclass(eq=False, slots=True)
+class Node:
+    """One grammar rule match: ``kind`` is the rule name; children in document order.
+
+    ``source`` is the whole parsed string and ``start``/``end`` the span of this node in it, so
+    :meth:`text` returns exactly what was written (needed for templates and reports).
+    """
+
+    kind: str
+    children: tuple[Node | Leaf, ...]
+    source: str
+    start: int
+    end: int
+    hook: AttributeHook | None = None
+    _memo: dict[str, Any] = field(default_factory=dict)
+
+    def text(self) -> str:
+        """The exact substring of the parsed text this node spans."""
+        return self.source[self.start : self.end]
+
+    def field(self, name: str) -> Any:
+        """Value of ``self.name`` following the module's conventions; ``None`` if absent."""
+        if name in self._memo:
+            return self._memo[name]
+        if self.hook is not None:
+            found, value = self.hook(name, self)
+            if found:
+                self._memo[name] = value
+                return value
+        matches = [
+            c
+            for c in self.children
+            if c.kind == name or (isinstance(c, Leaf) and c.kind.lower() == name)
+        ]
+        if not matches:
+            value = None
+        elif len(matches) == 1:
+            value = node_value(matches[0])
+        else:
+            value = tuple(node_value(m) for m in matches)
+        self._memo[name] = value
+        return value
+
+    def find(self, kind: str) -> list[Node | Leaf]:
+        """Every descendant (not self) of ``kind`` in document order, matches not descended into."""
+        return list(_find(self, kind))
+
+    def leaves(self) -> list[Leaf]:
+        """Every leaf below this node, in document order."""
+        out: list[Leaf] = []
+        stack: list[Node | Leaf] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, Leaf):
+                out.append(item)
+            else:
+                stack.extend(reversed(item.children))
+        return out
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind!r}, {self.text()!r})"
+
+
+def _find(node: Node, kind: str) -> Iterator[Node | Leaf]:
+    for child in node.children:
+        if child.kind == kind:
+            yield child
+        elif isinstance(child, Node):
+            yield from _find(child, kind)
+
+
+def node_value(item: Node | Leaf) -> Any:
+    """A leaf's text; a node's only leaf's text; otherwise the node itself."""
+    if isinstance(item, Leaf):
+        return item.value
+    if len(item.children) == 1 and isinstance(item.children[0], Leaf):
+        return item.children[0].value
+    return item

@@ -1,0 +1,189 @@
+"""The one place keyaudit builds Lark parsers and turns Lark's trees and errors into its own.
+
+Grammars are looked up in two places only: the bundled ``keyaudit.grammars`` package and the
+folder of the rule file that names them (or a subfolder of it). ``%import .common`` always
+resolves, falling back to the bundled ``common.lark``, so a maintainer's grammar in their own
+folder can use the shared pieces. Parsers are LALR with the contextual lexer, built once per
+grammar file and cached: parsing is the hot path of scoring.
+
+LALR and free text: the answer grammars deliberately leave shift/reduce conflicts that Lark
+resolves as *shift*. That resolution is what makes a construction greedy ("a relation takes
+every word up to the next clause boundary"), which is the intended reading; reduce/reduce
+conflicts are still errors.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+from lark.exceptions import GrammarError, LarkError, UnexpectedInput
+from lark.lexer import PatternRE
+
+from .ast import AttributeHook, Leaf, Node
+from .errors import RuleError, located
+
+BUNDLED_PACKAGE = "keyaudit.grammars"
+
+
+class GrammarParseError(Exception):
+    """A string the grammar does not accept: the text, the column, and what was expected.
+
+    Not a :class:`KeyauditError`: a key that matches no template is a finding to report, not a
+    reason to stop. ``str()`` is one line fit for a report.
+    """
+
+    def __init__(self, text: str, column: int, expected: list[str], context: str) -> None:
+        self.text, self.column, self.expected, self.context = text, column, expected, context
+        wanted = ", ".join(expected[:8]) + (" ..." if len(expected) > 8 else "")
+        super().__init__(f"column {column}: expected {wanted or 'end of text'}; here: {context!r}")
+
+
+def bundled_grammar_dir() -> Path:
+    """Folder of the grammars shipped with keyaudit (works from a wheel too)."""
+    return Path(str(resources.files(BUNDLED_PACKAGE)))
+
+
+def resolve_grammar(name: str, rule_dir: Path | None, origin: Path | None = None) -> Path:
+    """Find grammar file ``name`` for a rule in ``rule_dir``; refuse anything outside the folders.
+
+    A relative name is tried in the rule's folder first, then in the bundled grammars.
+    """
+    candidates: list[Path] = []
+    if rule_dir is not None:
+        candidates.append((rule_dir / name).resolve())
+    candidates.append((bundled_grammar_dir() / name).resolve())
+    allowed = [bundled_grammar_dir().resolve()] + ([rule_dir.resolve()] if rule_dir else [])
+    for path in candidates:
+        if not any(path == root or root in path.parents for root in allowed):
+            raise RuleError(
+                located(
+                    origin,
+                    None,
+                    None,
+                    f"grammar {name!r} is outside the allowed grammar folders "
+                    f"(the rule's folder and keyaudit's bundled grammars)",
+                )
+            )
+        if path.is_file():
+            return path
+    raise RuleError(
+        located(
+            origin,
+            None,
+            None,
+            f"grammar {name!r} not found in the rule's folder or the bundled grammars",
+        )
+    )
+
+
+def _import_loader(base_dir: Path):
+    """A Lark import loader: relative imports from ``base_dir``, then the bundled grammars."""
+
+    def load(base_path: str | None, grammar_path: str) -> tuple[str, str]:
+        for folder in (base_dir, bundled_grammar_dir()):
+            path = folder / grammar_path
+            if path.is_file():
+                return str(path), path.read_text(encoding="utf-8")
+        raise OSError(f"cannot find imported grammar {grammar_path!r}")
+
+    return load
+
+
+class CompiledGrammar:
+    """A built LALR parser for one grammar file, producing :class:`Node` trees."""
+
+    def __init__(self, path: Path, start: str = "start") -> None:
+        self.path = path
+        try:
+            self._lark = Lark(
+                path.read_text(encoding="utf-8"),
+                parser="lalr",
+                lexer="contextual",
+                start=start,
+                propagate_positions=True,
+                maybe_placeholders=False,
+                import_paths=[_import_loader(path.parent)],
+                source_path=str(path),
+            )
+        except GrammarError as error:
+            raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
+        except UnexpectedInput as error:
+            raise RuleError(
+                located(path, error.line, error.column, f"grammar syntax error: {error}")
+            ) from None
+        except (LarkError, OSError, UnicodeDecodeError) as error:
+            raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
+
+        #: Terminals defined by a regular expression: a node holding only one of these is a *slot*
+        #: of a template (a letter, a number), as opposed to fixed wording such as "stable".
+        self.regex_terminals = frozenset(
+            t.name for t in self._lark.terminals if isinstance(t.pattern, PatternRE)
+        )
+
+    def template(self, node: Node) -> tuple[str, dict[str, str]]:
+        """The template a parsed key instantiates, and its slot values.
+
+        Each slot (a node whose only child is a regex terminal) is replaced by ``{NAME}``; two
+        keys share a template exactly when they differ only in slot values.
+        """
+        slots: dict[str, str] = {}
+        pieces: list[str] = []
+        cursor = node.start
+        for item in _slots(node, self.regex_terminals):
+            pieces.append(node.source[cursor : item.start])
+            pieces.append("{" + item.kind.upper() + "}")
+            slots[item.kind] = item.text()
+            cursor = item.end
+        pieces.append(node.source[cursor : node.end])
+        return "".join(pieces), slots
+
+    def parse(self, text: str, hook: AttributeHook | None = None) -> Node:
+        """Parse ``text`` into a :class:`Node` tree or raise :class:`GrammarParseError`."""
+        try:
+            tree = self._lark.parse(text)
+        except UnexpectedInput as error:
+            column = getattr(error, "column", 0) or 0
+            expected = sorted(
+                getattr(error, "expected", None) or getattr(error, "allowed", None) or []
+            )
+            raise GrammarParseError(
+                text, column, expected, error.get_context(text, span=24).split("\n")[0]
+            ) from None
+        except LarkError as error:  # pragma: no cover - defensive: any other Lark failure
+            raise GrammarParseError(text, 0, [], str(error)) from None
+        return _to_node(tree, text, hook)
+
+
+def _slots(node: Node, regex_terminals: frozenset[str]):
+    for child in node.children:
+        if isinstance(child, Node):
+            only = child.children[0] if len(child.children) == 1 else None
+            if isinstance(only, Leaf) and only.kind in regex_terminals:
+                yield child
+            else:
+                yield from _slots(child, regex_terminals)
+
+
+def _to_node(tree: Tree, source: str, hook: AttributeHook | None) -> Node:
+    children: list[Node | Leaf] = []
+    for child in tree.children:
+        if isinstance(child, Token):
+            children.append(Leaf(child.type, str(child), child.start_pos or 0, child.end_pos or 0))
+        else:
+            children.append(_to_node(child, source, hook))
+    meta = tree.meta
+    start = getattr(meta, "start_pos", None)
+    end = getattr(meta, "end_pos", None)
+    if start is None or getattr(meta, "empty", False):
+        start = end = children[0].start if children else 0
+        end = children[-1].end if children else start
+    return Node(str(tree.data), tuple(children), source, start, end, hook)
+
+
+@lru_cache(maxsize=32)
+def compile_grammar(path: Path) -> CompiledGrammar:
+    """Build (once per process) the parser for the grammar file at ``path``."""
+    return CompiledGrammar(path)

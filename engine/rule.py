@@ -1,0 +1,452 @@
+"""Load a rule file (TOML) into a checked, compiled :class:`Rule`.
+
+A rule file is data: a few tables of strings, each expression compiled by :mod:`.expr` (no eval,
+no imports). Everything is checked when the file is loaded, so a malformed rule fails once, up
+front, with ``file:line:column: what`` — unknown tables or fields (with a suggestion), missing
+fields, wrong types, bad expressions, grammar errors and grammar paths outside the allowed folders.
+
+The schema is documented in README ("Rule DSL reference"); :data:`SCHEMA` is its source of truth.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import RuleError, located
+from .expr import Expression, Origin, compile_expression
+from .grammar import CompiledGrammar, compile_grammar, resolve_grammar
+from .tomlfile import load_toml
+
+#: Reasons the engine itself gives, before any rule clause runs.
+ANSWER_MISSING = "answer missing"
+ANSWER_UNPARSEABLE = "answer unparseable"
+KEY_UNPARSED = "key matches no template"
+RULE_ERROR = "rule error"
+BUILTIN_REASONS = (ANSWER_MISSING, ANSWER_UNPARSEABLE, KEY_UNPARSED, RULE_ERROR)
+
+#: Allowed tables and fields. ``None`` marks a table whose fields are free names (expressions).
+SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
+    "rule": {
+        "name": str,
+        "description": str,
+        "question": str,
+        "cells": list,
+        "key_grammar": str,
+        "answer_grammar": str,
+    },
+    "answer": {
+        "label": str,
+        "which": str,
+        "delete": str,
+        "replace": list,
+        "trim": str,
+        "lowercase": bool,
+    },
+    "key": None,
+    "output": None,
+    "attribute": {"node": (str, list), "name": str, "expr": str},
+    "let": {"name": str, "expr": str},
+    "require": {"reason": str, "check": str, "when": str, "explain": str},
+    "example": {
+        "key": str,
+        "answer": str,
+        "response": str,
+        "accept": bool,
+        "reason": str,
+        "extract": dict,
+        "note": str,
+    },
+}
+_ARRAY_TABLES = {"attribute", "let", "require", "example"}
+_REQUIRED = {
+    "rule": ("name", "cells", "key_grammar", "answer_grammar"),
+    "attribute": ("node", "name", "expr"),
+    "let": ("name", "expr"),
+    "require": ("reason", "check"),
+    "example": ("key", "accept"),
+}
+_TOML_TYPE_NAMES = {str: "string", list: "array", dict: "table", bool: "boolean", int: "integer"}
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A (domain, level) cell a rule applies to."""
+
+    domain: str
+    level: int
+
+    def __str__(self) -> str:
+        return f"{self.domain} L{self.level}"
+
+
+@dataclass(frozen=True)
+class AnswerFormat:
+    """How the answer line is found and cleaned before the answer grammar sees it."""
+
+    label: str = "ANSWER:"
+    which: str = "last"
+    delete: str = "*_`"
+    replace: tuple[tuple[str, str], ...] = (
+        ("\u2019", "'"),
+        ("\u2018", "'"),
+        ("\u201c", '"'),
+        ("\u201d", '"'),
+        ("\u2013", "-"),
+        ("\u2014", " - "),
+        ("\u2212", "-"),
+        ("\u2010", "-"),
+        ("\u2011", "-"),
+    )
+    trim: str = " \t\"'.:;,-"
+    lowercase: bool = False
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One acceptance clause: when ``when`` holds (or always), ``check`` must hold, else ``reason``."""
+
+    reason: str
+    check: Expression
+    when: Expression | None = None
+    explain: str = ""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A worked example the rule carries and must pass (run like a doctest)."""
+
+    key: str
+    response: str
+    accept: bool
+    reason: str
+    extract: dict[str, Any]
+    note: str
+    line: int | None
+
+
+@dataclass
+class Rule:
+    """A loaded, compiled rule: everything needed to score answers of its cells."""
+
+    path: Path
+    name: str
+    description: str
+    question: str
+    cells: tuple[Cell, ...]
+    key_grammar: CompiledGrammar
+    answer_grammar: CompiledGrammar
+    answer_format: AnswerFormat
+    key_values: dict[str, Expression]
+    attributes: dict[str, dict[str, Expression]]
+    lets: tuple[tuple[str, Expression], ...]
+    requirements: tuple[Requirement, ...]
+    outputs: dict[str, Expression]
+    examples: tuple[Example, ...] = ()
+    source_text: str = field(default="", repr=False)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Every rejection reason this rule can give, built-in ones first."""
+        seen = dict.fromkeys(BUILTIN_REASONS)
+        seen.update(dict.fromkeys(r.reason for r in self.requirements))
+        return tuple(seen)
+
+    def covers(self, domain: str, level: int) -> bool:
+        return any(c.domain == domain and c.level == level for c in self.cells)
+
+
+class _Locator:
+    """Find where a value sits in the TOML text, for ``file:line:column`` messages.
+
+    tomllib returns values without positions, so the raw text is searched: for the n-th
+    ``[[table]]`` (or ``[table]``) block, the line ``field = ...`` inside it.
+    """
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def _block_start(self, table: str, index: int | None) -> int:
+        header = re.compile(rf"^\s*\[\[?\s*{re.escape(table)}\s*\]\]?\s*(#.*)?$")
+        seen = -1
+        for number, line in enumerate(self.lines):
+            if header.match(line):
+                seen += 1
+                if index is None or seen == index:
+                    return number
+        return 0
+
+    def find(self, table: str, index: int | None, name: str) -> tuple[int | None, int | None]:
+        """1-based (line, column of the value's first character) of ``name = ...``."""
+        start = self._block_start(table, index)
+        pattern = re.compile(rf"^\s*(?:{re.escape(name)}|\"{re.escape(name)}\")\s*=\s*")
+        for number in range(start, len(self.lines)):
+            line = self.lines[number]
+            if number > start and re.match(r"^\s*\[", line):
+                break
+            match = pattern.match(line)
+            if match:
+                return number + 1, match.end() + 1
+        return (start + 1 if self.lines else None), None
+
+    def origin(self, table: str, index: int | None, name: str, value: str) -> Origin:
+        line, column = self.find(table, index, name)
+        if line is None or column is None:
+            return Origin(str(self.path), line or 1, 0)
+        raw = self.lines[line - 1]
+        quote = raw[column - 1 : column + 2]
+        multiline = quote in ('"""', "'''")
+        if multiline:
+            # Value starts on the next line when the opening quotes end the line.
+            rest = raw[column + 2 :]
+            if not rest.strip():
+                return Origin(str(self.path), line + 1, 0)
+            return Origin(str(self.path), line, column + 2)
+        return Origin(str(self.path), line, column)
+
+    def error(self, table: str, index: int | None, name: str | None, message: str) -> RuleError:
+        if name is None:
+            line = self._block_start(table, index) + 1 if self.lines else None
+            return RuleError(located(self.path, line, None, message))
+        line, column = self.find(table, index, name)
+        return RuleError(located(self.path, line, column, message))
+
+
+def _suggest(name: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(name, options, n=1)
+    return (
+        f" (did you mean {close[0]!r}?)"
+        if close
+        else f" (expected one of: {', '.join(sorted(options))})"
+    )
+
+
+def _check_schema(data: dict[str, Any], loc: _Locator) -> None:
+    for table, value in data.items():
+        if table not in SCHEMA:
+            raise loc.error(
+                table, None, None, f"unknown table [{table}]{_suggest(table, list(SCHEMA))}"
+            )
+        entries = value if table in _ARRAY_TABLES else [value]
+        if table in _ARRAY_TABLES and not isinstance(value, list):
+            raise loc.error(
+                table, None, None, f"[{table}] must be an array of tables: write [[{table}]]"
+            )
+        if table not in _ARRAY_TABLES and not isinstance(value, dict):
+            raise loc.error(table, None, None, f"[{table}] must be a table")
+        fields = SCHEMA[table]
+        for index, entry in enumerate(entries):
+            at = index if table in _ARRAY_TABLES else None
+            if fields is None:
+                for name, expr in entry.items():
+                    if not _NAME.match(name):
+                        raise loc.error(
+                            table, at, name, f"[{table}] name {name!r} is not a valid name"
+                        )
+                    if not isinstance(expr, str):
+                        raise loc.error(
+                            table, at, name, f"[{table}] {name} must be an expression string"
+                        )
+                continue
+            for name, item in entry.items():
+                if name not in fields:
+                    raise loc.error(
+                        table,
+                        at,
+                        name,
+                        f"unknown field {name!r} in [{table}]{_suggest(name, list(fields))}",
+                    )
+                kind = fields[name]
+                if not isinstance(item, kind) or (isinstance(item, bool) and kind is not bool):
+                    raise loc.error(
+                        table,
+                        at,
+                        name,
+                        f"[{table}] {name} must be a {getattr(kind, '__name__', kind)}",
+                    )
+            for name in _REQUIRED.get(table, ()):
+                if name not in entry:
+                    raise loc.error(
+                        table, at, None, f"[{table}] is missing the required field {name!r}"
+                    )
+    for table in ("rule",):
+        if table not in data:
+            raise loc.error(table, None, None, f"missing table [{table}]")
+
+
+def _cells(raw: list[Any], loc: _Locator) -> tuple[Cell, ...]:
+    cells = []
+    for item in raw:
+        if (
+            not isinstance(item, dict)
+            or set(item) != {"domain", "level"}
+            or not isinstance(item["domain"], str)
+            or not isinstance(item["level"], int)
+            or isinstance(item["level"], bool)
+        ):
+            raise loc.error(
+                "rule",
+                None,
+                "cells",
+                'cells must be a list like [{domain = "physical_stability", level = 5}]',
+            )
+        cells.append(Cell(item["domain"], item["level"]))
+    if not cells:
+        raise loc.error("rule", None, "cells", "cells must name at least one cell")
+    return tuple(cells)
+
+
+def _answer_format(raw: dict[str, Any], loc: _Locator) -> AnswerFormat:
+    defaults = AnswerFormat()
+    replace = defaults.replace
+    if "replace" in raw:
+        pairs = raw["replace"]
+        if not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(s, str) for s in p)
+            for p in pairs
+        ):
+            raise loc.error(
+                "answer", None, "replace", 'replace must be a list of ["from", "to"] pairs'
+            )
+        replace = tuple((a, b) for a, b in pairs)
+    which = raw.get("which", defaults.which)
+    if which not in ("last", "first"):
+        raise loc.error("answer", None, "which", 'which must be "last" or "first"')
+    return AnswerFormat(
+        label=raw.get("label", defaults.label),
+        which=which,
+        delete=raw.get("delete", defaults.delete),
+        replace=replace,
+        trim=raw.get("trim", defaults.trim),
+        lowercase=raw.get("lowercase", defaults.lowercase),
+    )
+
+
+def load_rule(path: str | Path) -> Rule:
+    """Load, check and compile the rule file at ``path`` (any error: :class:`RuleError`)."""
+    path = Path(path)
+    data = load_toml(path, RuleError)
+    text = path.read_text(encoding="utf-8")
+    loc = _Locator(path, text)
+    _check_schema(data, loc)
+    head = data["rule"]
+    rule_dir = path.resolve().parent
+    key_grammar = compile_grammar(resolve_grammar(head["key_grammar"], rule_dir, path))
+    answer_grammar = compile_grammar(resolve_grammar(head["answer_grammar"], rule_dir, path))
+
+    def compile_at(
+        table: str, index: int | None, name: str, source: str, names: set[str]
+    ) -> Expression:
+        return compile_expression(
+            source, names=names, origin=loc.origin(table, index, name, source)
+        )
+
+    key_values = {
+        name: compile_at("key", None, name, src, {"key"})
+        for name, src in data.get("key", {}).items()
+    }
+    if not key_values:
+        raise loc.error(
+            "key",
+            None,
+            None,
+            '[key] must define at least one value of the key (e.g. status = "key.status")',
+        )
+    attributes: dict[str, dict[str, Expression]] = {}
+    for index, entry in enumerate(data.get("attribute", [])):
+        if not _NAME.match(entry["name"]):
+            raise loc.error(
+                "attribute", index, "name", f"attribute name {entry['name']!r} is not a valid name"
+            )
+        kinds = [entry["node"]] if isinstance(entry["node"], str) else entry["node"]
+        if not kinds or not all(isinstance(k, str) and _NAME.match(k) for k in kinds):
+            raise loc.error(
+                "attribute", index, "node", "node must be a grammar rule name or a list of them"
+            )
+        expr = compile_at("attribute", index, "expr", entry["expr"], {"self"})
+        for kind in kinds:
+            attributes.setdefault(kind, {})[entry["name"]] = expr
+    names = {"key", "answer", "target"}
+    lets = []
+    for index, entry in enumerate(data.get("let", [])):
+        name = entry["name"]
+        if not _NAME.match(name) or name in names:
+            raise loc.error("let", index, "name", f"let name {name!r} is invalid or already bound")
+        lets.append((name, compile_at("let", index, "expr", entry["expr"], set(names))))
+        names.add(name)
+    requirements = []
+    for index, entry in enumerate(data.get("require", [])):
+        requirements.append(
+            Requirement(
+                reason=entry["reason"],
+                check=compile_at("require", index, "check", entry["check"], names),
+                when=compile_at("require", index, "when", entry["when"], names)
+                if "when" in entry
+                else None,
+                explain=entry.get("explain", ""),
+            )
+        )
+    if not requirements:
+        raise loc.error("require", None, None, "a rule needs at least one [[require]] clause")
+    outputs = {
+        name: compile_at("output", None, name, src, names)
+        for name, src in data.get("output", {}).items()
+    }
+    examples = tuple(_examples(data.get("example", []), loc, set(outputs)))
+    return Rule(
+        path=path,
+        name=head["name"],
+        description=head.get("description", "").strip(),
+        question=head.get("question", "").strip(),
+        cells=_cells(head["cells"], loc),
+        key_grammar=key_grammar,
+        answer_grammar=answer_grammar,
+        answer_format=_answer_format(data.get("answer", {}), loc),
+        key_values=key_values,
+        attributes=attributes,
+        lets=tuple(lets),
+        requirements=tuple(requirements),
+        outputs=outputs,
+        examples=examples,
+        source_text=text,
+    )
+
+
+def _examples(entries: list[dict[str, Any]], loc: _Locator, outputs: set[str]) -> list[Example]:
+    found = []
+    for index, entry in enumerate(entries):
+        if ("answer" in entry) == ("response" in entry):
+            raise loc.error(
+                "example",
+                index,
+                None,
+                "an [[example]] needs exactly one of answer (the ANSWER text) or response (the full response)",
+            )
+        response = entry["response"] if "response" in entry else "ANSWER: " + entry["answer"]
+        extract = entry.get("extract", {})
+        for name in extract:
+            if name not in outputs:
+                raise loc.error(
+                    "example",
+                    index,
+                    "extract",
+                    f"extract names {name!r}, which is not in [output]{_suggest(name, list(outputs))}",
+                )
+        line, _ = loc.find("example", index, "key")
+        found.append(
+            Example(
+                key=entry["key"],
+                response=response,
+                accept=entry["accept"],
+                reason=entry.get("reason", ""),
+                extract=extract,
+                note=entry.get("note", ""),
+                line=line,
+            )
+        )
+    return found

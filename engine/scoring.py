@@ -1,0 +1,165 @@
+"""Score one answer against one key with a rule: the single scoring path of keyaudit.
+
+``check``, ``score``, the keys check, the rule's own examples and the rule baseline all call
+:func:`score_response`. Steps: find the answer line → clean it → parse key and answer with the
+rule's grammars → evaluate ``[[let]]`` values → the first ``[[require]]`` clause that fails gives
+the reason; if none fails the answer is accepted. ``[output]`` values are reported either way.
+
+Every input string gets a verdict: a missing answer line, a grammar failure or an expression that
+fails on a strange answer become rejections with a named built-in reason, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .answer_line import find_answer_line
+from .ast import Node
+from .errors import ExpressionError
+from .grammar import GrammarParseError
+from .rule import ANSWER_MISSING, ANSWER_UNPARSEABLE, KEY_UNPARSED, RULE_ERROR, AnswerFormat, Rule
+
+#: Longest answer text the grammar is given; longer text is cut (parsing time stays bounded).
+MAX_ANSWER_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of scoring one answer: accepted or not, why not, and what was extracted."""
+
+    accept: bool
+    reason: str
+    values: dict[str, Any]
+    answer_text: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ParsedKey:
+    """A key parsed by the rule's key grammar, with its ``[key]`` values (``target``)."""
+
+    text: str
+    node: Node | None
+    target: dict[str, Any]
+    error: str = ""
+    template: str = ""
+    slots: dict[str, str] = field(default_factory=dict)
+
+
+class Record:
+    """A plain mapping readable by expressions as ``name.field`` (used for ``target``)."""
+
+    kind = "record"
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self._values = values
+
+    def field(self, name: str) -> Any:
+        return self._values.get(name)
+
+    def find(self, kind: str) -> list:
+        return []
+
+    def text(self) -> str:
+        return ""
+
+
+def jsonable(value: Any) -> Any:
+    """Tuples become lists and nodes their text, so values serialise to JSON."""
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    text = getattr(value, "text", None)
+    return text() if callable(text) else str(value)
+
+
+def clean_answer(text: str, fmt: AnswerFormat) -> str:
+    """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, trimming."""
+    for old, new in fmt.replace:
+        text = text.replace(old, new)
+    if fmt.delete:
+        text = text.translate({ord(c): None for c in fmt.delete})
+    text = " ".join(text.split())
+    text = text.strip(fmt.trim)
+    if fmt.lowercase:
+        text = text.lower()
+    return text[:MAX_ANSWER_CHARS]
+
+
+class Scorer:
+    """Scores answers with one rule; caches parsed keys (a cell has few distinct key strings)."""
+
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        self._keys: dict[str, ParsedKey] = {}
+        attributes = rule.attributes
+
+        def hook(name: str, node: Node) -> tuple[bool, Any]:
+            table = attributes.get(node.kind)
+            if table is None or name not in table:
+                return False, None
+            return True, table[name].evaluate({"self": node})
+
+        self._hook = hook if attributes else None
+
+    def parse_key(self, key: str) -> ParsedKey:
+        """Parse ``key`` (cached); a key that matches no template has ``node=None`` and an error."""
+        cached = self._keys.get(key)
+        if cached is not None:
+            return cached
+        try:
+            node = self.rule.key_grammar.parse(key, self._hook)
+        except GrammarParseError as error:
+            parsed = ParsedKey(key, None, {}, error=str(error))
+        else:
+            target = {
+                name: expr.evaluate({"key": node}) for name, expr in self.rule.key_values.items()
+            }
+            template, slots = self.rule.key_grammar.template(node)
+            parsed = ParsedKey(key, node, target, template=template, slots=slots)
+        self._keys[key] = parsed
+        return parsed
+
+    def score(self, key: str, response: str) -> Verdict:
+        """Score a full stored response (its answer line is found here) against ``key``."""
+        fmt = self.rule.answer_format
+        line = find_answer_line(response, fmt.label, fmt.which)
+        if line is None:
+            return Verdict(False, ANSWER_MISSING, self._empty_values())
+        return self.score_answer_text(key, line.text)
+
+    def score_answer_text(self, key: str, raw_answer: str) -> Verdict:
+        """Score the text of an answer line (after the label) against ``key``."""
+        rule = self.rule
+        parsed_key = self.parse_key(key)
+        if parsed_key.node is None:
+            return Verdict(False, KEY_UNPARSED, self._empty_values(), raw_answer, parsed_key.error)
+        text = clean_answer(raw_answer, rule.answer_format)
+        if not text:
+            return Verdict(False, ANSWER_MISSING, self._empty_values(), raw_answer)
+        try:
+            answer = rule.answer_grammar.parse(text, self._hook)
+        except GrammarParseError as error:
+            return Verdict(False, ANSWER_UNPARSEABLE, self._empty_values(), raw_answer, str(error))
+        env: dict[str, Any] = {
+            "key": parsed_key.node,
+            "answer": answer,
+            "target": Record(parsed_key.target),
+        }
+        try:
+            for name, expr in rule.lets:
+                env[name] = expr.evaluate(env)
+            values = {name: jsonable(expr.evaluate(env)) for name, expr in rule.outputs.items()}
+            for requirement in rule.requirements:
+                if requirement.when is not None and not requirement.when.evaluate(env):
+                    continue
+                if not requirement.check.evaluate(env):
+                    return Verdict(False, requirement.reason, values, raw_answer)
+        except ExpressionError as error:
+            return Verdict(False, RULE_ERROR, self._empty_values(), raw_answer, str(error))
+        return Verdict(True, "", values, raw_answer)
+
+    def _empty_values(self) -> dict[str, Any]:
+        return dict.fromkeys(self.rule.outputs)

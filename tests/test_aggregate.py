@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from keyaudit.engine.aggregate import (
+    CellTable,
+    Outcome,
+    cell_table,
+    cluster_counts,
+    summarize,
+)
+from keyaudit.engine.errors import DataError, UsageError
+
+
+def _outcomes(model, domain, level, results, image_prefix=None):
+    prefix = image_prefix or domain
+    return [Outcome(model, domain, f"{prefix}_{i}", level, bool(c)) for i, c in enumerate(results)]
+
+
+def test_cell_table_counts():
+    outs = (
+        _outcomes("m", "a", 5, [1, 0, 1])
+        + _outcomes("m", "a", 4, [0])
+        + _outcomes("n", "a", 5, [1])
+    )
+    table = cell_table(outs)
+    assert {k: (c.correct, c.n) for k, c in table.cells.items()} == {
+        ("m", "a", 4): (0, 1),
+        ("m", "a", 5): (2, 3),
+        ("n", "a", 5): (1, 1),
+    }
+    assert table.models == ("m", "n")
+
+
+def test_from_counts_validates():
+    with pytest.raises(DataError):
+        CellTable.from_counts({("m", "a", 5): (3, 2)})
+    with pytest.raises(DataError):
+        CellTable.from_counts({("m", "a", 5): (0, 0)})
+
+
+BASE = {("a", 4): 0.5, ("a", 5): 0.2, ("b", 4): 0.0, ("b", 5): 1.0, ("c", 5): 0.5, ("c", 3): 0.25}
+
+
+def test_summarize_hand_computed():
+    # a: paired; b: paired with baseline 1 at L5; c: L5 only (not paired); c L3 counts in overall.
+    table = CellTable.from_counts(
+        {
+            ("m", "a", 4): (3, 4),  # raw .75, adj (.75-.5)/.5 = .5
+            ("m", "a", 5): (1, 2),  # raw .5, adj (.5-.2)/.8 = .375
+            ("m", "b", 4): (1, 4),  # raw .25, adj .25
+            ("m", "b", 5): (1, 2),  # raw .5, baseline 1 -> adj .5 - 1 = -.5
+            ("m", "c", 5): (1, 1),  # raw 1, adj 1
+            ("m", "c", 3): (0, 1),  # raw 0, adj -1/3
+        }
+    )
+    s = summarize(table, BASE)["m"]
+    assert s.raw_hi == pytest.approx((0.5 + 0.5 + 1.0) / 3)
+    assert s.adjusted_hi == pytest.approx((0.375 - 0.5) / 2)
+    assert s.adjusted_lo == pytest.approx((0.5 + 0.25) / 2)
+    assert s.diff == pytest.approx(((0.375 - 0.5) + (-0.5 - 0.25)) / 2)
+    assert s.overall == pytest.approx((0.5 + 0.375 + 0.25 - 0.5 + 1.0 - 1 / 3) / 6)
+    assert (s.n_hi_cells, s.n_paired, s.n_cells) == (3, 2, 6)
+    assert s.paired_domains == ("a", "b")
+    assert s.diff == pytest.approx(s.adjusted_hi - s.adjusted_lo)
+
+
+def test_summarize_missing_cell_is_left_out_not_zero():
+    full = {
+        ("m", "a", 4): (1, 2),
+        ("m", "a", 5): (2, 2),
+        ("n", "a", 4): (1, 2),
+        ("n", "a", 5): (2, 2),
+    }
+    full |= {("m", "b", 4): (0, 1), ("m", "b", 5): (0, 1), ("n", "b", 5): (0, 1)}  # n lacks b L4
+    out = summarize(CellTable.from_counts(full), BASE)
+    assert out["n"].n_paired == 1 and out["m"].n_paired == 2
+    assert out["n"].diff == pytest.approx(out["n"].adjusted_hi)
+    assert out["n"].diff == pytest.approx(((1.0 - 0.2) / 0.8) - 0.0)
+    assert out["n"].raw_hi == pytest.approx((1.0 + 0.0) / 2)
+
+
+def test_summarize_one_item_and_no_pair():
+    s = summarize(CellTable.from_counts({("m", "c", 5): (1, 1)}), BASE)["m"]
+    assert s.raw_hi == 1.0 and s.overall == 1.0
+    assert s.n_paired == 0 and math.isnan(s.diff) and math.isnan(s.adjusted_hi)
+
+
+def test_summarize_other_levels():
+    table = CellTable.from_counts({("m", "c", 3): (1, 4), ("m", "c", 5): (1, 2)})
+    s = summarize(table, BASE, levels=(3, 5))["m"]
+    assert s.levels == (3, 5) and s.n_paired == 1
+    assert s.diff == pytest.approx(0.0 - (0.25 - 0.25) / 0.75)
+
+
+def test_summarize_missing_baseline_raises():
+    with pytest.raises(DataError, match="no constant-answer baseline for cell zz L5"):
+        summarize(CellTable.from_counts({("m", "zz", 5): (1, 1)}), BASE)
+
+
+def test_summarize_rejects_equal_levels():
+    with pytest.raises(UsageError):
+        summarize(CellTable.from_counts({("m", "c", 5): (1, 1)}), BASE, levels=(5, 5))
+
+
+def test_cluster_counts_layout():
+    outs = [
+        Outcome("m", "a", "a_2", 5, True),
+        Outcome("m", "a", "a_1", 4, True),
+        Outcome("m", "a", "a_1", 4, False),
+        Outcome("m", "a", "a_1", 5, True),
+        Outcome("m", "a", "a_1", 3, True),  # other level: ignored
+        Outcome("m", "c", "c_1", 5, True),  # c is not paired for anyone: not a stratum
+        Outcome("n", "b", "b_1", 4, False),
+        Outcome("n", "b", "b_1", 5, True),
+        Outcome("n", "a", "a_1", 5, True),  # a at L5 only for n: inactive
+    ]
+    cc = cluster_counts(outs)
+    assert cc.models == ("m", "n") and cc.domains == ("a", "b")
+    np.testing.assert_array_equal(cc.active, [[1, 0], [0, 1]])
+    np.testing.assert_array_equal(cc.offsets, [[0, 2, 2], [0, 1, 2]])
+    np.testing.assert_array_equal(cc.counts[0], [[1, 2, 1, 1], [0, 0, 1, 1]])
+    np.testing.assert_array_equal(cc.counts[1], [[0, 0, 1, 1], [0, 1, 1, 1]])
+    assert cc.clusters_per_stratum(0) == {"a": 2}
+    assert cc.clusters_per_stratum(1) == {"b": 1}
