@@ -95,6 +95,22 @@ def _kernel_inputs(clusters: ClusterCounts, baselines: Baselines) -> tuple[np.nd
     )
 
 
+def numba_runner(inputs: tuple[np.ndarray, ...]) -> Callable[..., np.ndarray]:
+    """``run(*inputs, seed, start, stop)`` on the numba kernel: packed counts when they fit."""
+    from ._bootstrap_kernel import diff_resamples, diff_resamples_packed, pack_counts
+
+    packed = pack_counts(inputs[0], inputs[1])
+    kernel, first = (
+        (diff_resamples, inputs[0]) if packed is None else (diff_resamples_packed, packed)
+    )
+
+    def run(_counts, *rest):
+        *arrays, seed, start, stop = rest
+        return kernel(first, *arrays, np.uint64(seed), start, stop)
+
+    return run
+
+
 def replicates(
     clusters: ClusterCounts,
     baselines: Baselines,
@@ -116,17 +132,13 @@ def replicates(
     chunk = chunk_size if chunk_size is not None else 2_000
     if chunk < 1:
         raise UsageError(f"chunk size must be at least 1, got {chunk}")
+    inputs = _kernel_inputs(clusters, baselines)
     if engine == "numba":
-        from ._bootstrap_kernel import diff_resamples
-
-        def run(*args):
-            return diff_resamples(*args[:7], np.uint64(args[7]), args[8], args[9])
-
+        run = numba_runner(inputs)
     elif engine == "reference":
         run = reference.diff_resamples_numpy
     else:
         run = reference.diff_resamples_python
-    inputs = _kernel_inputs(clusters, baselines)
     seed_u = int(seed) & reference.MASK
     out = np.empty((len(clusters.models), resamples), dtype=np.float64)
     for start in range(0, resamples, chunk):

@@ -849,7 +849,7 @@ class _Compiler:
                     return _field(value, name)  # raises the "only nodes have fields" error
                 return value.field(name)
             except Exception as error:
-                raise convert(error) from None
+                raise convert(_field_failure(error, value, name)) from None
 
         return attribute
 
@@ -956,6 +956,14 @@ class _Compiler:
             return out
 
         return comprehension
+
+
+def _field_failure(error: Exception, value: Any, name: str) -> Exception:
+    """The error to report for ``value.name``: a node type without ``field`` says so plainly."""
+    if _is_node(value) and not callable(getattr(type(value), "field", None)):
+        kind = getattr(value, "kind", type(value).__name__)  # e.g. a terminal leaf
+        return ExpressionError(f"{kind} has no fields (reading {name!r})")
+    return error
 
 
 def _constant(value: Any) -> Evaluator:

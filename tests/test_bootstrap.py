@@ -222,3 +222,35 @@ def test_invalid_arguments():
         bootstrap_difference([], base)
     with pytest.raises(DataError, match="no constant-answer baseline"):
         bootstrap_difference(outs, {}, resamples=5)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_packed_and_unpacked_kernels_equal_reference(shape):
+    from keyaudit.engine import _bootstrap_reference as ref
+    from keyaudit.engine._bootstrap_kernel import diff_resamples, diff_resamples_packed, pack_counts
+    from keyaudit.engine.bootstrap import _kernel_inputs
+
+    outs, base = random_benchmark(11, *shape)
+    counts, *rest = _kernel_inputs(cluster_counts(outs), base)
+    packed = pack_counts(counts, rest[0])
+    assert packed is not None
+    expected = ref.diff_resamples_numpy(counts, *rest, 77, 5, 85)
+    unpacked = diff_resamples(counts, *rest, np.uint64(77), 5, 85)
+    fast = diff_resamples_packed(packed, *rest, np.uint64(77), 5, 85)
+    assert unpacked.tobytes() == expected.tobytes() == fast.tobytes()
+
+
+def test_large_counts_fall_back_to_unpacked_kernel():
+    from keyaudit.engine._bootstrap_kernel import pack_counts
+
+    # 40 images x 2,000 items at L5: a resampled sum can reach 80,000 > 65,535.
+    outs = [Outcome("m", "a", f"a_{i}", 4, i % 2 == 0) for i in range(40)]
+    outs += [
+        Outcome("m", "a", f"a_{i}", 5, (i + j) % 3 == 0) for i in range(40) for j in range(2000)
+    ]
+    cc = cluster_counts(outs)
+    assert pack_counts(cc.counts, cc.offsets) is None
+    base = {("a", 4): 0.5, ("a", 5): 0.25}
+    kern = replicates(cc, base, 30, seed=3)
+    assert kern.tobytes() == replicates(cc, base, 30, seed=3, engine="reference").tobytes()
+    assert np.all(np.isfinite(kern))

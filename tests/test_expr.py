@@ -620,6 +620,22 @@ class Exploding:
         raise ValueError("no text")
 
 
+class Terminal:
+    """A leaf node: kind and text, but no fields."""
+
+    kind = "NUMBER"
+
+    def text(self) -> str:
+        return "65"
+
+
+def test_node_without_fields() -> None:
+    expression = compile_expression("(number(x), x.value)", names={"x"})
+    with pytest.raises(ExpressionError, match=r"^<expression>:1:15: NUMBER has no fields"):
+        expression.evaluate({"x": Terminal()})
+    assert compile_expression("number(x)", names={"x"}).evaluate({"x": Terminal()}) == 65.0
+
+
 @pytest.mark.parametrize(
     ("source", "message"),
     [("x.y", "<expression>:1:3: 'y'"), ("find(x, 'a')", "find failed"), ("text(x)", "no text")],

@@ -1,0 +1,57 @@
+"""The ``keyaudit`` command line: thin wiring of engine functions to typer commands.
+
+Every user error is a :class:`KeyauditError`; :func:`main` prints its one-line message and exits
+with code 2, so no traceback ever reaches the user. Heavy modules (numba) are imported only by
+the commands that need them, so ``keyaudit --help`` and ``keyaudit score`` start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from keyaudit.engine.errors import KeyauditError
+
+from .check import check
+from .score import score
+
+app = typer.Typer(
+    name="keyaudit",
+    help="Audit sentence-valued answer keys and re-score stored responses with declarative rules, offline.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command()(check)
+app.command()(score)
+
+
+def _register_bench() -> None:
+    from .bench import app as bench_app
+
+    app.add_typer(bench_app, name="bench")
+
+
+_register_bench()
+
+
+def main() -> None:
+    """Console-script entry point: run the app, turning KeyauditError into one line + exit 2."""
+    try:
+        app(standalone_mode=False)
+    except KeyauditError as error:
+        from .common import err_console
+
+        err_console.print(f"keyaudit: error: {error}", markup=False, soft_wrap=True)
+        sys.exit(error.exit_code)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        sys.exit(130)
+    except Exception as error:  # click usage errors
+        import click
+
+        if isinstance(error, click.exceptions.ClickException):
+            error.show()
+            sys.exit(error.exit_code)
+        raise

@@ -1,0 +1,41 @@
+"""``keyaudit score RULE --cases FILE``: score ad hoc answers, one JSON line out per line in."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from keyaudit.engine.casefile import read_cases
+from keyaudit.engine.locate import resolve_rule_path
+from keyaudit.engine.rule import load_rule
+from keyaudit.engine.scoring import Scorer
+
+
+def score(
+    rule: Annotated[str, typer.Argument(help="Rule file path or bundled rule name.")],
+    cases: Annotated[
+        str,
+        typer.Option(
+            "--cases", help="JSONL file of {key, response, id?} objects; '-' reads stdin."
+        ),
+    ],
+) -> None:
+    """Score each case's response against its key; print one JSON object per case, in order.
+
+    Output fields: id, accept, the rule's [output] values (physical_stability: status, joint), reason.
+    """
+    scorer = Scorer(load_rule(resolve_rule_path(rule)))
+    source = sys.stdin if cases == "-" else Path(cases)
+    out = sys.stdout
+    for case in read_cases(source):
+        verdict = scorer.score(case.key, case.response)
+        record = {
+            "id": case.id,
+            "accept": verdict.accept,
+            **verdict.values,
+            "reason": verdict.reason,
+        }
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")

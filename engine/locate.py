@@ -1,0 +1,46 @@
+"""Find bundled things: rule files by name and the embedded example benchmark.
+
+A rule argument is a path (``rules/physical_stability.toml``) or the name of a bundled rule
+(``physical_stability``), so the same command works from the repository and from anywhere after
+``pip install``. Everything is found through ``importlib.resources``, so a wheel works without
+the checkout.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from .errors import UsageError
+
+RULES_PACKAGE = "keyaudit.rules"
+EXAMPLES_PACKAGE = "keyaudit.engine.examples"
+
+
+def bundled_rules_dir() -> Path:
+    return Path(str(resources.files(RULES_PACKAGE)))
+
+
+def bundled_rule_names() -> list[str]:
+    """Names of the rules shipped with keyaudit, sorted."""
+    return sorted(p.stem for p in bundled_rules_dir().glob("*.toml"))
+
+
+def resolve_rule_path(argument: str) -> Path:
+    """A rule file path for ``argument``: an existing path, or a bundled rule's name."""
+    path = Path(argument)
+    if path.is_file():
+        return path
+    if path.suffix != ".toml" and "/" not in argument:
+        bundled = bundled_rules_dir() / f"{argument}.toml"
+        if bundled.is_file():
+            return bundled
+    names = ", ".join(bundled_rule_names()) or "none"
+    raise UsageError(
+        f"{argument}: no such rule file, and not a bundled rule name (bundled: {names})"
+    )
+
+
+def example_benchmark_dir() -> Path:
+    """The embedded example benchmark (GRIP-Benchmark-34 keys, synthetic responses)."""
+    return Path(str(resources.files(EXAMPLES_PACKAGE))) / "grip34"

@@ -1,0 +1,114 @@
+"""Prove a rule before it is used: its own examples, and its cell's own keys.
+
+Examples run like doctests: each states a key, an answer, the expected verdict and reason, and
+what should be extracted; any mismatch is reported and stops ``check``.
+
+The keys check: every key, given as the answer to itself, must be accepted (a key no model could
+ever match means the rule is too strict or the grammar misses a template); and for each distinct
+key string, every other distinct string whose ``[key]`` values differ must be rejected when
+given as its answer (otherwise the rule is too loose). Keys that match no template are listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .rule import Example
+from .scoring import Scorer, Verdict, jsonable
+
+
+@dataclass(frozen=True)
+class ExampleResult:
+    example: Example
+    verdict: Verdict
+    mismatches: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches
+
+
+def _expected_value(value: Any) -> Any:
+    """In an example's ``extract``, "" stands for null (TOML has no null)."""
+    return None if value == "" else value
+
+
+def run_examples(scorer: Scorer) -> list[ExampleResult]:
+    """Score every example of the rule and compare with what it states."""
+    results = []
+    for example in scorer.rule.examples:
+        verdict = scorer.score(example.key, example.response)
+        mismatches = []
+        if verdict.accept != example.accept:
+            mismatches.append(
+                f"verdict: expected {'accept' if example.accept else 'reject'}, got {'accept' if verdict.accept else 'reject'}"
+            )
+        if verdict.reason != example.reason:
+            mismatches.append(f"reason: expected {example.reason!r}, got {verdict.reason!r}")
+        for name, expected in example.extract.items():
+            want = jsonable(_expected_value(expected))
+            got = verdict.values.get(name)
+            if got != want:
+                mismatches.append(f"{name}: expected {want!r}, got {got!r}")
+        if verdict.detail and mismatches:
+            mismatches.append(f"detail: {verdict.detail}")
+        results.append(ExampleResult(example, verdict, tuple(mismatches)))
+    return results
+
+
+@dataclass(frozen=True)
+class KeyFailure:
+    """One failure of the keys check: which key, which answer, what went wrong."""
+
+    key: str
+    answer: str
+    problem: str
+    reason: str = ""
+
+
+@dataclass
+class KeysCheck:
+    """Result of the keys check over one cell's keys."""
+
+    n_keys: int
+    distinct: int
+    unparsed: dict[str, str] = field(default_factory=dict)
+    failures: list[KeyFailure] = field(default_factory=list)
+    pairs_checked: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and not self.unparsed
+
+
+def keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = None) -> KeysCheck:
+    """Run the keys check on ``keys`` (all keys of the rule's cell, duplicates allowed)."""
+    label = label or scorer.rule.answer_format.label
+    all_keys = list(keys)
+    distinct = sorted(set(all_keys))
+    result = KeysCheck(n_keys=len(all_keys), distinct=len(distinct))
+    parsed = {}
+    for text in distinct:
+        key = scorer.parse_key(text)
+        if key.node is None:
+            result.unparsed[text] = key.error
+        else:
+            parsed[text] = key
+    for text, key in parsed.items():
+        verdict = scorer.score(text, f"{label} {text}")
+        if not verdict.accept:
+            result.failures.append(
+                KeyFailure(text, text, "a key given as its own answer is rejected", verdict.reason)
+            )
+        for other_text, other in parsed.items():
+            if other_text == text or other.target == key.target:
+                continue
+            result.pairs_checked += 1
+            verdict = scorer.score(text, f"{label} {other_text}")
+            if verdict.accept:
+                result.failures.append(
+                    KeyFailure(text, other_text, "a different key given as the answer is accepted")
+                )
+    return result
