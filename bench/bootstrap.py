@@ -9,13 +9,19 @@ the same simulated data; the kernel is warmed (JIT-compiled or loaded from cache
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import sys
 import time
 from pathlib import Path
 
-import numba
-import numpy as np
-from keyaudit.engine.bootstrap_bench import cpu_count, run_bootstrap_bench
+# bench/coverage.py shadows the ``coverage`` package that numba imports when it is installed: drop
+# this script's directory from the path so ``import coverage`` finds the package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from keyaudit.engine.bootstrap_bench import cpu_count, run_bootstrap_bench  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "bootstrap.md"
 
@@ -29,6 +35,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-corpus", action="store_true")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     rows = run_bootstrap_bench(
         args.models, args.domains, args.images, args.resamples, args.seed, corpus=not args.no_corpus
     )
@@ -41,7 +48,10 @@ def main() -> None:
         f"Simulated benchmark: {args.models} models x {args.domains} domains x {args.images} "
         f"images, {args.resamples:,} resamples, seed {args.seed}. A draw is one image cluster "
         "drawn for one model in one resample. Pure Python ran 20 resamples and is extrapolated "
-        "per draw. Kernel and numpy outputs were checked bit-identical in the same run.",
+        "per draw. Kernel and numpy outputs were checked bit-identical in the same run. Kernel "
+        f"times are the best of 5 runs. The machine is shared (1-min load average {load_before:.2f} "
+        f"before, {os.getloadavg()[0]:.2f} after the run): another busy process costs the "
+        "2-thread rows most.",
         "",
         "| run | threads | resamples | draws | wall s | M draws/s | x numpy |",
         "|---|---:|---:|---:|---:|---:|---:|",

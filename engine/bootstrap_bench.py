@@ -137,7 +137,7 @@ def run_bootstrap_bench(
     seed: int = 0,
     python_resamples: int = 20,
     corpus: bool = True,
-    repeats: int = 3,
+    repeats: int = 5,
 ) -> list[BenchRow]:
     """Time the bootstrap engines on one simulated benchmark, in this process.
 

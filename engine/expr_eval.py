@@ -576,6 +576,16 @@ def _kind(node: Any) -> Any:
     return _node(node, "kind").kind
 
 
+def _flatten(xss: Any) -> list:
+    """flatten(xss) → one list of the items of each list in xss, in order; null items skipped."""
+    out: list = []
+    for xs in _sequence(xss, "flatten()"):
+        if xs is None:
+            continue
+        out.extend(_sequence(xs, "flatten()"))
+    return list(_check_items(out))
+
+
 #: The only functions an expression can call. Add an entry to extend the language; its
 #: implementation's first docstring line is the reference line (see :func:`function_reference`).
 FUNCTIONS: dict[str, Function] = {
@@ -618,6 +628,7 @@ FUNCTIONS: dict[str, Function] = {
     "find": Function(_find, 2),
     "text": Function(_text, 1),
     "kind": Function(_kind, 1),
+    "flatten": Function(_flatten, 1),
 }
 
 

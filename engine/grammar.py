@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from lark import Lark, Token, Tree
-from lark.exceptions import GrammarError, LarkError, UnexpectedInput
+from lark.exceptions import GrammarError, LarkError, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternRE
 
 from .ast import AttributeHook, Leaf, Node
@@ -117,6 +117,9 @@ class CompiledGrammar:
         except (LarkError, OSError, UnicodeDecodeError) as error:
             raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
 
+        #: Free-text grammars (those with a ``WORD`` terminal) recover from a token that fits no
+        #: construction by reading it as a plain word; key grammars stay strict.
+        self.recover = any(t.name == "WORD" for t in self._lark.terminals)
         #: Terminals defined by a regular expression: a node holding only one of these is a *slot*
         #: of a template (a letter, a number), as opposed to fixed wording such as "stable".
         self.regex_terminals = frozenset(
@@ -143,7 +146,11 @@ class CompiledGrammar:
     def parse(self, text: str, hook: AttributeHook | None = None) -> Node:
         """Parse ``text`` into a :class:`Node` tree or raise :class:`GrammarParseError`."""
         try:
-            tree = self._lark.parse(text)
+            tree = (
+                self._lark.parse(text, on_error=_Recovery())
+                if self.recover
+                else self._lark.parse(text)
+            )
         except UnexpectedInput as error:
             column = getattr(error, "column", 0) or 0
             expected = sorted(
@@ -155,6 +162,35 @@ class CompiledGrammar:
         except LarkError as error:  # pragma: no cover - defensive: any other Lark failure
             raise GrammarParseError(text, 0, [], str(error)) from None
         return _to_node(tree, text, hook)
+
+
+class _Recovery:
+    """Error recovery for free text: a token no construction can take is read as a ``WORD``.
+
+    With LALR, one parser state serves several contexts, so the contextual lexer may produce a
+    token (``GROUP_SEP`` for "and" after a block letter) that the current construction cannot
+    continue with. The intended reading is then that the construction has ended and the token is
+    filler: feeding it as ``WORD`` does exactly that. Where even a word cannot follow, the token
+    is dropped. Recoveries are bounded, so parsing time stays linear in the text.
+    """
+
+    LIMIT = 500
+
+    def __init__(self) -> None:
+        self.used = 0
+
+    def __call__(self, error: UnexpectedInput) -> bool:
+        self.used += 1
+        if self.used > self.LIMIT:
+            return False
+        if isinstance(error, UnexpectedToken):
+            parser = error.interactive_parser
+            if "WORD" in parser.choices():
+                value = "" if error.token.type == "$END" else str(error.token)
+                parser.feed_token(Token.new_borrow_pos("WORD", value, error.token))
+                return True
+            return error.token.type != "$END"
+        return True
 
 
 def _slots(node: Node, regex_terminals: frozenset[str]):

@@ -396,6 +396,8 @@ FUNCTION_CASES = [
     ("text(n)", None),
     ("kind(answer)", "answer"),
     ("kind(n)", None),
+    ("flatten([[1, 2], [], n, (3,)])", [1, 2, 3]),
+    ("flatten([])", []),
     # the motivating rule: all relations agree on (top of upper, lower) once A-rows are removed
     (
         "len(unique([(min(r.upper), r.lower) for r in find(answer, 'relation')"
@@ -473,6 +475,7 @@ COMPILE_ERRORS = [
     ("a + True", "rules/grip.toml:10:12: unknown name 'True'; write true"),
     ("None", "rules/grip.toml:10:8: unknown name 'None'; write null"),
     ("len", "rules/grip.toml:10:8: 'len' is a function; call it: len(...)"),
+    ("[y for x in xs]", "rules/grip.toml:10:9: unknown name 'y'"),
     ("[xx for x in xs]", "rules/grip.toml:10:9: unknown name 'xx'; did you mean 'x'?"),
     ("[x for x in xs] + [x]", "rules/grip.toml:10:27: unknown name 'x'; did you mean 'xs'?"),
     ("[x for x in x]", "rules/grip.toml:10:20: unknown name 'x'; did you mean 'xs'?"),

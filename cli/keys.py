@@ -1,0 +1,207 @@
+"""``keyaudit keys`` (what the answer keys look like) and ``keyaudit flag`` (seed §5).
+
+Thin: each command calls one engine function and renders its result as rich tables, or as JSON
+with ``--json FILE|-`` (with ``-`` stdout carries only the JSON).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from keyaudit.engine.benchmark import load_benchmark
+from keyaudit.engine.flag import FlagRow, flag_cells
+from keyaudit.engine.keystructure import CellStructure, TemplateStat, benchmark_structure
+from keyaudit.engine.locate import bundled_rule_names, resolve_rule_path
+from keyaudit.engine.rule import Rule, load_rule
+from rich.markup import escape
+from rich.table import Table
+
+from .common import BenchOption, JsonOption, bench_dir, console, pct, write_json
+
+#: Console limits; ``--json`` always has everything.
+MAX_TEMPLATES = 20
+MAX_SLOT_VALUES = 12
+MAX_DISTINCT = 30
+MAX_UNPARSED = 20
+
+DomainOption = Annotated[
+    str | None,
+    typer.Option("--domain", help="Only this domain; with --level, the full structure of the cell."),
+]
+LevelOption = Annotated[
+    int | None,
+    typer.Option("--level", help="Only this level; with --domain, the full structure of the cell."),
+]
+RuleOption = Annotated[
+    str | None,
+    typer.Option(
+        "--rule",
+        help="Rule file or bundled rule name whose key grammar gives the templates of its cells "
+        "(default: every bundled rule, for the cells it covers; other cells get induced templates).",
+    ),
+]
+
+
+def _rules(rule: str | None) -> list[Rule]:
+    if rule is not None:
+        return [load_rule(resolve_rule_path(rule))]
+    return [load_rule(resolve_rule_path(name)) for name in bundled_rule_names()]
+
+
+def keys(
+    bench: BenchOption = None,
+    domain: DomainOption = None,
+    level: LevelOption = None,
+    rule: RuleOption = None,
+    json: JsonOption = None,
+) -> None:
+    """Show the structure of the answer keys: distinct strings, templates, slot values, misfits."""
+    benchmark = load_benchmark(bench_dir(bench), with_responses=False)
+    loaded = _rules(rule)
+    structures = benchmark_structure(benchmark, loaded, domain, level)
+    if rule is not None and not any(s.ruled for s in structures):
+        covered = ", ".join(str(c) for c in loaded[0].cells)
+        from keyaudit.engine.errors import UsageError
+
+        raise UsageError(f"rule {loaded[0].name!r} covers {covered}: none of the selected cells")
+    if json is not None:
+        write_json(json, [s.as_json() for s in structures])
+        if json == "-":
+            return
+    detail = domain is not None and level is not None
+    if detail:
+        _render_cell(structures[0])
+    else:
+        console.print(_overview_table(structures))
+
+
+def _overview_table(structures: list[CellStructure]) -> Table:
+    table = Table(title="Answer-key structure per cell")
+    table.add_column("Domain")
+    table.add_column("Level", justify="right")
+    table.add_column("Keys", justify="right")
+    table.add_column("Distinct", justify="right")
+    table.add_column("Templates", justify="right")
+    table.add_column("Rule")
+    table.add_column("Unparsed", justify="right")
+    for s in structures:
+        table.add_row(
+            s.domain,
+            f"L{s.level}",
+            f"{s.n_keys:,}",
+            f"{s.distinct:,}",
+            f"{len(s.templates):,}",
+            escape(s.rule) if s.rule else "—",
+            "—" if s.unparsed is None else f"{len(s.unparsed):,}",
+            style="bold red" if s.unparsed else None,
+        )
+    return table
+
+
+def _status_text(template: TemplateStat) -> str:
+    return ", ".join(f"{value} {n:,}" for value, n in template.status_counts.items())
+
+
+def _render_cell(s: CellStructure) -> None:
+    how = f"rule {s.rule}" if s.rule else "induced: capital letters and numbers are slots"
+    console.print(
+        f"[bold]{escape(s.domain)} L{s.level}[/bold] — {s.n_keys:,} keys, "
+        f"{s.distinct:,} distinct strings, {len(s.templates):,} templates ({escape(how)})"
+    )
+    templates = Table(title="Templates")
+    templates.add_column("#", justify="right")
+    templates.add_column("Count", justify="right")
+    templates.add_column("Share", justify="right")
+    if s.ruled:
+        templates.add_column("Status")
+    templates.add_column("Template")
+    for number, t in enumerate(s.templates[:MAX_TEMPLATES], start=1):
+        cells = [str(number), f"{t.count:,}", pct(t.count / s.n_keys)]
+        if s.ruled:
+            cells.append(escape(_status_text(t)))
+        templates.add_row(*cells, escape(t.template))
+    console.print(templates)
+    if len(s.templates) > MAX_TEMPLATES:
+        console.print(f"… {len(s.templates) - MAX_TEMPLATES:,} more templates (see --json)")
+
+    slots = Table(title="Slot values (value count)")
+    slots.add_column("#", justify="right")
+    slots.add_column("Slot")
+    slots.add_column("Values")
+    for number, t in enumerate(s.templates[:MAX_TEMPLATES], start=1):
+        for name, values in t.slot_values.items():
+            shown = [f"{value} {n:,}" for value, n in list(values.items())[:MAX_SLOT_VALUES]]
+            if len(values) > MAX_SLOT_VALUES:
+                shown.append(f"… {len(values) - MAX_SLOT_VALUES:,} more")
+            slots.add_row(str(number), name, escape(", ".join(shown)))
+    if slots.row_count:
+        console.print(slots)
+
+    console.print(f"[bold]{len(s.examples)} verbatim examples[/bold]")
+    for number, example in enumerate(s.examples, start=1):
+        console.print(f"{number:>3}. {example.id}: {escape(example.key)}", soft_wrap=True)
+
+    if s.distinct <= MAX_DISTINCT:
+        distinct = Table(title="Distinct strings")
+        distinct.add_column("Count", justify="right")
+        distinct.add_column("String")
+        for text, n in s.distinct_strings.items():
+            distinct.add_row(f"{n:,}", escape(text))
+        console.print(distinct)
+
+    if s.unparsed is None:
+        return
+    if not s.unparsed:
+        console.print("Every key matches a template of the rule's key grammar.")
+        return
+    unparsed = Table(title=f"{len(s.unparsed):,} keys match no template", style="red")
+    unparsed.add_column("Id")
+    unparsed.add_column("Key")
+    unparsed.add_column("Error")
+    for item in s.unparsed[:MAX_UNPARSED]:
+        unparsed.add_row(item.id, escape(item.key), escape(item.error))
+    console.print(unparsed)
+    if len(s.unparsed) > MAX_UNPARSED:
+        console.print(f"… {len(s.unparsed) - MAX_UNPARSED:,} more (see --json)")
+
+
+def flag(bench: BenchOption = None, json: JsonOption = None) -> None:
+    """Flag other sentence-valued or multi-clause keys and their current strict accuracy (seed §5)."""
+    benchmark = load_benchmark(bench_dir(bench))
+    rows = flag_cells(benchmark)
+    if json is not None:
+        write_json(json, [row.as_json() for row in rows])
+        if json == "-":
+            return
+    console.print(_flag_table(rows))
+    candidates = [r for r in rows if r.candidate]
+    if candidates:
+        console.print(
+            "[bold red]Highlighted[/bold red]: 0 strict-correct on every evaluated flagged "
+            f"response ({len(candidates)} cell(s)) — candidates for their own rule. A signal, "
+            "not proof the current scoring is wrong."
+        )
+
+
+def _flag_table(rows: list[FlagRow]) -> Table:
+    table = Table(title="Sentence-valued or multi-clause keys (not a container; ';' or ≥ 6 tokens)")
+    table.add_column("Domain")
+    table.add_column("Level", justify="right")
+    table.add_column("Flagged corpus items", justify="right")
+    table.add_column("Total corpus items at level", justify="right")
+    table.add_column("Evaluated responses", justify="right")
+    table.add_column("Current strict correct", justify="right")
+    table.add_column("Current strict accuracy", justify="right")
+    for r in rows:
+        table.add_row(
+            r.domain,
+            f"L{r.level}",
+            f"{r.flagged:,}",
+            f"{r.total:,}",
+            f"{r.evaluated:,}",
+            f"{r.strict_correct:,}",
+            pct(r.strict_accuracy),
+            style="bold red" if r.candidate else None,
+        )
+    return table

@@ -1,0 +1,633 @@
+"""The audit behind ``keyaudit check``: every figure of the report, computed once, printed nowhere.
+
+Stages, in one direction: the loaded :class:`~keyaudit.engine.benchmark.Benchmark` and rules →
+:func:`prove_rules` (each rule's own examples, and the keys check over its cells' full key corpus)
+→ :func:`run_audit` (key structure, scoring of the stored responses, baselines, per-model cell
+tables, worked examples, aggregates and bootstrap before/after, other flagged cells). The result is
+a tree of frozen dataclasses that the reporters (terminal, JSON, Markdown, plot) only read.
+
+"Before" scores every response with the benchmark's stored strict verdict (``Response.correct``)
+and every cell with the strict baseline. "After" is the same, except that the responses of ruled
+cells are scored by their rule and those cells use the rule baseline (:mod:`.baselines`). When
+several rules are given their cells change together. Rates are fractions in [0, 1]; a figure that
+does not exist (a model with no paired domain) is NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .aggregate import Outcome, cell_table, check_levels, summarize
+from .answer_line import find_answer_line
+from .baselines import RuleBaseline, rule_baseline, strict_baselines
+from .benchmark import Benchmark, Response
+from .errors import UsageError
+from .flag import FlagRow, flag_cells
+from .keystructure import CellStructure, cell_structure
+from .rule import Rule
+from .rulecheck import keys_check, run_examples
+from .scoring import Scorer, jsonable
+
+Progress = Callable[[int, int], None]
+ENGINES = ("numba", "reference")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The statistical settings of a run (all reported, so a report can be reproduced)."""
+
+    levels: tuple[int, int] = (4, 5)
+    resamples: int = 10_000
+    seed: int = 0
+    confidence: float = 0.95
+    engine: str = "numba"
+
+    def __post_init__(self) -> None:
+        check_levels(self.levels)
+        if self.resamples < 1:
+            raise UsageError(f"--resamples must be at least 1, got {self.resamples}")
+        if not 0.0 < self.confidence < 1.0:
+            raise UsageError(
+                f"--confidence must lie strictly between 0 and 1, got {self.confidence}"
+            )
+        if self.engine not in ENGINES:
+            raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+
+    @property
+    def lo(self) -> int:
+        return self.levels[0]
+
+    @property
+    def hi(self) -> int:
+        return self.levels[1]
+
+
+# ---- stage 1: prove the rules -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExampleRun:
+    """One of a rule's own examples, scored: what it states and what the rule did."""
+
+    note: str
+    line: int | None
+    key: str
+    response: str
+    expect_accept: bool
+    expect_reason: str
+    accept: bool
+    reason: str
+    values: dict[str, Any]
+    mismatches: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches
+
+
+@dataclass(frozen=True)
+class KeysCheckFailure:
+    key: str
+    answer: str
+    problem: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CellKeysCheck:
+    """The keys check of one ruled cell over its full key corpus."""
+
+    domain: str
+    level: int
+    n_keys: int
+    distinct: int
+    pairs_checked: int
+    unparsed: tuple[tuple[str, str], ...]
+    failures: tuple[KeysCheckFailure, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and not self.unparsed and self.n_keys > 0
+
+
+@dataclass(frozen=True)
+class Requirement:
+    reason: str
+    explain: str
+    conditional: bool
+
+
+@dataclass(frozen=True)
+class RuleProof:
+    """A rule as the report shows it, with its examples run and its keys checked."""
+
+    name: str
+    path: str
+    description: str
+    question: str
+    cells: tuple[tuple[str, int], ...]
+    key_grammar: str
+    answer_grammar: str
+    key_values: tuple[str, ...]
+    outputs: tuple[str, ...]
+    requirements: tuple[Requirement, ...]
+    examples: tuple[ExampleRun, ...]
+    keys_checks: tuple[CellKeysCheck, ...]
+
+    @property
+    def examples_passed(self) -> bool:
+        return all(e.passed for e in self.examples)
+
+    @property
+    def keys_passed(self) -> bool:
+        return all(k.passed for k in self.keys_checks)
+
+    @property
+    def passed(self) -> bool:
+        return self.examples_passed and self.keys_passed
+
+
+def _check_cells_disjoint(rules: Sequence[Rule]) -> None:
+    owner: dict[tuple[str, int], str] = {}
+    for rule in rules:
+        for cell in rule.cells:
+            key = (cell.domain, cell.level)
+            if key in owner:
+                raise UsageError(
+                    f"cell {cell} is covered by two rules ({owner[key]} and {rule.name}); give one rule per cell"
+                )
+            owner[key] = rule.name
+
+
+def prove_rules(
+    benchmark: Benchmark, rules: Sequence[Rule], scorers: Sequence[Scorer] | None = None
+) -> tuple[RuleProof, ...]:
+    """Run each rule's examples and the keys check of each of its cells (full key corpus).
+
+    The keys check is run only when every example passes: a rule that fails its own examples is
+    not worth checking further, and the CLI stops there.
+    """
+    _check_cells_disjoint(rules)
+    scorers = scorers if scorers is not None else [Scorer(rule) for rule in rules]
+    proofs = []
+    for rule, scorer in zip(rules, scorers, strict=True):
+        examples = tuple(
+            ExampleRun(
+                note=r.example.note,
+                line=r.example.line,
+                key=r.example.key,
+                response=r.example.response,
+                expect_accept=r.example.accept,
+                expect_reason=r.example.reason,
+                accept=r.verdict.accept,
+                reason=r.verdict.reason,
+                values=dict(r.verdict.values),
+                mismatches=r.mismatches,
+            )
+            for r in run_examples(scorer)
+        )
+        checks = []
+        if all(e.passed for e in examples):
+            for cell in rule.cells:
+                keys = [k.answer for k in benchmark.keys_in_cell(cell.domain, cell.level)]
+                result = keys_check(scorer, keys)
+                checks.append(
+                    CellKeysCheck(
+                        domain=cell.domain,
+                        level=cell.level,
+                        n_keys=result.n_keys,
+                        distinct=result.distinct,
+                        pairs_checked=result.pairs_checked,
+                        unparsed=tuple(sorted(result.unparsed.items())),
+                        failures=tuple(
+                            KeysCheckFailure(f.key, f.answer, f.problem, f.reason)
+                            for f in result.failures
+                        ),
+                    )
+                )
+        proofs.append(
+            RuleProof(
+                name=rule.name,
+                path=str(rule.path),
+                description=rule.description,
+                question=rule.question,
+                cells=tuple((c.domain, c.level) for c in rule.cells),
+                key_grammar=rule.key_grammar.path.name,
+                answer_grammar=rule.answer_grammar.path.name,
+                key_values=tuple(rule.key_values),
+                outputs=tuple(rule.outputs),
+                requirements=tuple(
+                    Requirement(r.reason, r.explain, r.when is not None) for r in rule.requirements
+                ),
+                examples=examples,
+                keys_checks=tuple(checks),
+            )
+        )
+    return tuple(proofs)
+
+
+# ---- stage 2: the audit -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Models found vs the roster; who had ``correct`` computed by keyaudit."""
+
+    benchmark: str
+    n_keys: int
+    n_responses: int
+    models_found: tuple[str, ...]
+    roster: tuple[str, ...]
+    missing_models: tuple[str, ...]
+    computed_models: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CellAudit:
+    """One ruled cell: its corpus, its evaluated sample and its two baselines."""
+
+    rule: str
+    domain: str
+    level: int
+    n_keys: int
+    n_evaluated: int
+    status_counts: tuple[tuple[str, int], ...]
+    baseline_before: float
+    baseline_before_correct: int
+    baseline_after: float
+    baseline_after_correct: int
+    best_constant: str
+    best_constant_values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ModelCell:
+    """One model in one ruled cell: strict vs structured accuracy and the flips between them."""
+
+    model: str
+    domain: str
+    level: int
+    n: int
+    strict_correct: int
+    structured_correct: int
+    flips_up: tuple[str, ...]
+    flips_down: tuple[str, ...]
+    reasons: tuple[tuple[str, int], ...]
+
+    @property
+    def strict(self) -> float:
+        return self.strict_correct / self.n
+
+    @property
+    def structured(self) -> float:
+        return self.structured_correct / self.n
+
+
+@dataclass(frozen=True)
+class WorkedExample:
+    """A stored response scored by the rule: the first sampled item of a key status, per model."""
+
+    model: str
+    domain: str
+    level: int
+    id: str
+    status: str
+    target: dict[str, Any]
+    answer_line: str | None
+    extracted: dict[str, Any]
+    accept: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Difference:
+    """L(hi)−L(lo) with its bootstrap interval, verdict and standard errors (fractions)."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    verdict: str
+    bootstrap_se: float
+    analytic_se: float
+    design_effect: float
+    clusters_per_stratum: dict[str, int]
+    n_replicates: int
+
+
+@dataclass(frozen=True)
+class ModelAggregate:
+    """One model's aggregates before and after (see :class:`~.aggregate.ModelSummary`)."""
+
+    model: str
+    raw_before: float
+    raw_after: float
+    adjusted_before: float
+    adjusted_after: float
+    overall_before: float
+    overall_after: float
+    diff_before: Difference
+    diff_after: Difference
+    n_hi_cells: int
+    n_paired: int
+    n_cells: int
+
+    @property
+    def verdict_changed(self) -> bool:
+        return self.diff_before.verdict != self.diff_after.verdict
+
+
+@dataclass(frozen=True)
+class Audit:
+    """Everything ``keyaudit check`` reports."""
+
+    settings: Settings
+    scope: Scope
+    rules: tuple[RuleProof, ...]
+    key_structure: tuple[CellStructure, ...]
+    cells: tuple[CellAudit, ...]
+    models: tuple[ModelCell, ...]
+    worked_examples: tuple[WorkedExample, ...]
+    aggregates: tuple[ModelAggregate, ...]
+    flagged: tuple[FlagRow, ...]
+
+    @property
+    def verdict_changes(self) -> tuple[ModelAggregate, ...]:
+        return tuple(a for a in self.aggregates if a.verdict_changed)
+
+    @property
+    def n_ruled_responses(self) -> int:
+        return sum(m.n for m in self.models)
+
+
+def status_of(scorer: Scorer, key: str) -> str:
+    """The key's status for grouping: its ``status`` value if the rule has one, else the first."""
+    target = scorer.parse_key(key).target
+    if not target:
+        return "unparsed"
+    value = target["status"] if "status" in target else next(iter(target.values()))
+    return format_value(jsonable(value))
+
+
+def format_value(value: Any) -> str:
+    """A ``[key]``/``[output]`` value as text: ``(B,A)`` for pairs, ``none`` for null."""
+    if value is None:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return "(" + ",".join(format_value(v) for v in value) + ")"
+    return str(value)
+
+
+def _answer_line(scorer: Scorer, text: str) -> str | None:
+    fmt = scorer.rule.answer_format
+    found = find_answer_line(text, fmt.label, fmt.which)
+    if found is None:
+        return None
+    return text.splitlines()[found.line_number - 1].strip()
+
+
+def _difference(estimate: Any) -> Difference:
+    return Difference(
+        estimate=estimate.estimate,
+        ci_low=estimate.ci_low,
+        ci_high=estimate.ci_high,
+        verdict=estimate.verdict,
+        bootstrap_se=estimate.bootstrap_se,
+        analytic_se=estimate.analytic_se,
+        design_effect=estimate.design_effect,
+        clusters_per_stratum=dict(sorted(estimate.clusters_per_stratum.items())),
+        n_replicates=estimate.n_replicates,
+    )
+
+
+_NO_DIFFERENCE = Difference(
+    math.nan, math.nan, math.nan, "no paired domain", math.nan, math.nan, math.nan, {}, 0
+)
+
+
+def run_audit(
+    benchmark: Benchmark,
+    rules: Sequence[Rule],
+    settings: Settings = Settings(),
+    proofs: tuple[RuleProof, ...] | None = None,
+    progress: Progress | None = None,
+    scorers: Sequence[Scorer] | None = None,
+) -> Audit:
+    """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs."""
+    from .bootstrap import bootstrap_difference  # numba: imported only when an audit runs
+
+    _check_cells_disjoint(rules)
+    scorers = list(scorers) if scorers is not None else [Scorer(rule) for rule in rules]
+    if proofs is None:
+        proofs = prove_rules(benchmark, rules, scorers)
+    lo, hi = settings.levels
+    ruled: dict[tuple[str, int], tuple[Rule, Scorer]] = {}
+    for rule, scorer in zip(rules, scorers, strict=True):
+        for cell in rule.cells:
+            ruled[(cell.domain, cell.level)] = (rule, scorer)
+
+    scope = Scope(
+        benchmark=benchmark.config.name,
+        n_keys=len(benchmark.keys),
+        n_responses=len(benchmark.responses),
+        models_found=benchmark.models,
+        roster=benchmark.config.roster,
+        missing_models=benchmark.missing_models,
+        computed_models=benchmark.computed_models,
+    )
+    key_structure = _key_structure(benchmark, rules)
+
+    # score: every response once, ruled cells by their rule
+    responses = sorted(benchmark.responses, key=lambda r: (r.model, r.id))
+    before: list[Outcome] = []
+    after: list[Outcome] = []
+    verdicts: dict[tuple[str, str], Any] = {}
+    for r in responses:
+        cell = (r.ref.domain, r.ref.level)
+        before.append(Outcome(r.model, r.ref.domain, r.ref.cluster, r.ref.level, r.correct))
+        correct = r.correct
+        if cell in ruled:
+            scorer = ruled[cell][1]
+            verdict = scorer.score(benchmark.keys[r.id].answer, r.text)
+            verdicts[(r.model, r.id)] = verdict
+            correct = verdict.accept
+        after.append(Outcome(r.model, r.ref.domain, r.ref.cluster, r.ref.level, correct))
+
+    # baselines: evaluated items = items any model was evaluated on
+    evaluated = sorted({r.id for r in responses})
+    cell_keys = [
+        ((benchmark.keys[i].ref.domain, benchmark.keys[i].ref.level), benchmark.keys[i].answer)
+        for i in evaluated
+    ]
+    baselines_before = strict_baselines(cell_keys)
+    baselines_after = dict(baselines_before)
+    cells = []
+    for (domain, level), (rule, scorer) in sorted(ruled.items()):
+        keys = [k for c, k in cell_keys if c == (domain, level)]
+        n_keys = len(benchmark.keys_in_cell(domain, level))
+        if not keys:
+            continue
+        base: RuleBaseline = rule_baseline(scorer, keys)
+        baselines_after[(domain, level)] = base.accuracy
+        strict_count = round(baselines_before[(domain, level)] * len(keys))
+        statuses = Counter(status_of(scorer, k) for k in keys)
+        cells.append(
+            CellAudit(
+                rule=rule.name,
+                domain=domain,
+                level=level,
+                n_keys=n_keys,
+                n_evaluated=len(keys),
+                status_counts=tuple(sorted(statuses.items())),
+                baseline_before=baselines_before[(domain, level)],
+                baseline_before_correct=strict_count,
+                baseline_after=base.accuracy,
+                baseline_after_correct=base.correct,
+                best_constant=base.best_answer,
+                best_constant_values={
+                    k: jsonable(v) for k, v in scorer.parse_key(base.best_answer).target.items()
+                },
+            )
+        )
+
+    models, worked = _model_cells(benchmark, responses, ruled, verdicts)
+
+    # aggregate
+    table_before, table_after = cell_table(before), cell_table(after)
+    summary_before = summarize(table_before, baselines_before, settings.levels)
+    summary_after = summarize(table_after, baselines_after, settings.levels)
+    total = 2 * settings.resamples
+
+    def stage(offset: int) -> Progress | None:
+        if progress is None:
+            return None
+        return lambda done, _total: progress(offset + done, total)
+
+    common = dict(
+        levels=settings.levels,
+        resamples=settings.resamples,
+        seed=settings.seed,
+        confidence=settings.confidence,
+        engine=settings.engine,
+    )
+    has_pairs = any(s.n_paired for s in summary_before.values())
+    boot_before = (
+        bootstrap_difference(before, baselines_before, progress=stage(0), **common)
+        if has_pairs
+        else {}
+    )
+    boot_after = (
+        bootstrap_difference(after, baselines_after, progress=stage(settings.resamples), **common)
+        if has_pairs
+        else {}
+    )
+    aggregates = []
+    for model in sorted(summary_before):
+        b, a = summary_before[model], summary_after[model]
+        aggregates.append(
+            ModelAggregate(
+                model=model,
+                raw_before=b.raw_hi,
+                raw_after=a.raw_hi,
+                adjusted_before=b.adjusted_hi,
+                adjusted_after=a.adjusted_hi,
+                overall_before=b.overall,
+                overall_after=a.overall,
+                diff_before=_difference(boot_before[model])
+                if model in boot_before and b.n_paired
+                else _NO_DIFFERENCE,
+                diff_after=_difference(boot_after[model])
+                if model in boot_after and a.n_paired
+                else _NO_DIFFERENCE,
+                n_hi_cells=b.n_hi_cells,
+                n_paired=b.n_paired,
+                n_cells=b.n_cells,
+            )
+        )
+    return Audit(
+        settings=settings,
+        scope=scope,
+        rules=proofs,
+        key_structure=key_structure,
+        cells=tuple(cells),
+        models=tuple(models),
+        worked_examples=tuple(worked),
+        aggregates=tuple(aggregates),
+        flagged=_flagged(benchmark),
+    )
+
+
+def _model_cells(
+    benchmark: Benchmark,
+    responses: Sequence[Response],
+    ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
+    verdicts: dict[tuple[str, str], Any],
+) -> tuple[list[ModelCell], list[WorkedExample]]:
+    """Per (model, ruled cell): counts and flips; and the worked examples, first per key status."""
+    by: dict[tuple[str, str, int], list[Response]] = {}
+    for r in responses:
+        if (r.ref.domain, r.ref.level) in ruled:
+            by.setdefault((r.model, r.ref.domain, r.ref.level), []).append(r)
+    models: list[ModelCell] = []
+    worked: list[WorkedExample] = []
+    order = {m: i for i, m in enumerate(benchmark.models)}
+    for model, domain, level in sorted(by, key=lambda k: (k[1], k[2], order.get(k[0], 0), k[0])):
+        rows = sorted(by[(model, domain, level)], key=lambda r: r.id)
+        scorer = ruled[(domain, level)][1]
+        up, down, reasons = [], [], Counter()
+        first: dict[str, Response] = {}
+        for r in rows:
+            v = verdicts[(model, r.id)]
+            if v.accept and not r.correct:
+                up.append(r.id)
+            if r.correct and not v.accept:
+                down.append(r.id)
+            reasons[v.reason or "accepted"] += 1
+            first.setdefault(status_of(scorer, benchmark.keys[r.id].answer), r)
+        models.append(
+            ModelCell(
+                model=model,
+                domain=domain,
+                level=level,
+                n=len(rows),
+                strict_correct=sum(r.correct for r in rows),
+                structured_correct=sum(verdicts[(model, r.id)].accept for r in rows),
+                flips_up=tuple(up),
+                flips_down=tuple(down),
+                reasons=tuple(sorted(reasons.items())),
+            )
+        )
+        for status in sorted(first):
+            r = first[status]
+            v = verdicts[(model, r.id)]
+            target = scorer.parse_key(benchmark.keys[r.id].answer).target
+            worked.append(
+                WorkedExample(
+                    model=model,
+                    domain=domain,
+                    level=level,
+                    id=r.id,
+                    status=status,
+                    target={k: jsonable(x) for k, x in target.items()},
+                    answer_line=_answer_line(scorer, r.text),
+                    extracted=dict(v.values),
+                    accept=v.accept,
+                    reason=v.reason,
+                )
+            )
+    return models, worked
+
+
+def _key_structure(benchmark: Benchmark, rules: Sequence[Rule]) -> tuple[CellStructure, ...]:
+    return tuple(
+        cell_structure(benchmark, cell.domain, cell.level, rule)
+        for rule in rules
+        for cell in rule.cells
+    )
+
+
+def _flagged(benchmark: Benchmark) -> tuple[FlagRow, ...]:
+    return tuple(flag_cells(benchmark))

@@ -1,0 +1,81 @@
+"""Constant-answer baselines of a cell, before (strict scorer) and after (a rule).
+
+A cell's *baseline* is the accuracy of the best answer a model could give to every item without
+looking at the image. The adjusted score subtracts it, so it must be computed with the same scorer
+as the accuracy it adjusts:
+
+* **strict baseline** (every cell, "before"): :func:`keyaudit.engine.metrics.strict_baseline` of
+  the keys of the cell's *evaluated* items (items at least one model was evaluated on): the share of
+  the most frequent normalised key string.
+* **rule baseline** (ruled cells, "after"): the best accuracy over candidate constant answers, where
+  the candidates are the distinct key strings of the evaluated items. Each candidate is given as
+  ``<label> <key>`` (e.g. ``ANSWER: stable; after removing block C, ...``) and scored by the rule
+  against every evaluated item's key; the baseline is the largest number of acceptances divided by
+  the number of evaluated items. On the bundled example's physical_stability L5 cell the rule only
+  checks the status for stable keys, so any stable key string is accepted on all 26 stable items:
+  26/50 = 52%, against 8/50 = 16% for the strict scorer.
+
+Why key strings as candidates: they are answers the rule is guaranteed to understand (the keys
+check proves every key is accepted as its own answer), they cover every value the rule compares
+(every status, every joint), and the set is finite and data-derived, so the baseline needs no
+hand-written list of "obvious" answers. A cleverer constant (a phrasing that matches several keys at
+once) would have to be accepted by the rule for keys with different ``[key]`` values, which the
+keys check rejects as too loose. Ties between candidates are broken by the candidate string, so the
+reported best answer is deterministic.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .errors import DataError
+from .metrics import strict_baseline
+from .scoring import Scorer
+
+__all__ = ["RuleBaseline", "rule_baseline", "strict_baselines"]
+
+
+@dataclass(frozen=True)
+class RuleBaseline:
+    """The rule baseline of one cell: the best constant answer and how many items it gets right.
+
+    ``candidates`` lists every candidate key string with its number of acceptances, best first
+    (ties in string order).
+    """
+
+    accuracy: float
+    correct: int
+    n: int
+    best_answer: str
+    candidates: tuple[tuple[str, int], ...]
+
+
+def rule_baseline(scorer: Scorer, keys: Sequence[str]) -> RuleBaseline:
+    """Rule baseline over ``keys``, the keys of the cell's evaluated items (duplicates counted).
+
+    Each distinct key string is scored once per distinct candidate (the scorer caches parsed keys),
+    so the cost is (distinct strings)², not (items)².
+    """
+    if not keys:
+        raise DataError("cannot compute a constant-answer baseline for a cell with no keys")
+    label = scorer.rule.answer_format.label
+    counts = Counter(keys)
+    distinct = sorted(counts)
+    scored = []
+    for candidate in distinct:
+        response = f"{label} {candidate}"
+        correct = sum(n for key, n in counts.items() if scorer.score(key, response).accept)
+        scored.append((candidate, correct))
+    scored.sort(key=lambda item: (-item[1], item[0]))
+    best, correct = scored[0]
+    return RuleBaseline(correct / len(keys), correct, len(keys), best, tuple(scored))
+
+
+def strict_baselines(cell_keys: Iterable[tuple[tuple[str, int], str]]) -> dict[tuple[str, int], float]:
+    """``{(domain, level): strict baseline}`` from ``((domain, level), key)`` pairs of evaluated items."""
+    by_cell: dict[tuple[str, int], list[str]] = {}
+    for cell, key in cell_keys:
+        by_cell.setdefault(cell, []).append(key)
+    return {cell: strict_baseline(keys) for cell, keys in sorted(by_cell.items())}

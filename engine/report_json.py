@@ -1,0 +1,207 @@
+"""The audit as JSON: every figure ``keyaudit check`` prints, with stable field names.
+
+Rates are fractions in [0, 1] (differences and their CIs are fractions too, not percentage
+points); a figure that does not exist (NaN, e.g. the difference of a model with no paired domain)
+is ``null``. The payload has no timestamp and no path that depends on the machine beyond the rule
+file as given, and is written with sorted keys, so the same inputs and seed give byte-identical
+output. The schema is documented in ``docs/check.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from .audit import Audit, Difference, RuleProof
+
+SCHEMA_VERSION = 1
+
+
+def _num(value: float | None) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+def _difference(d: Difference) -> dict[str, Any]:
+    return {
+        "estimate": _num(d.estimate),
+        "ci_low": _num(d.ci_low),
+        "ci_high": _num(d.ci_high),
+        "verdict": d.verdict,
+        "bootstrap_se": _num(d.bootstrap_se),
+        "analytic_se": _num(d.analytic_se),
+        "design_effect": _num(d.design_effect),
+        "clusters_per_stratum": d.clusters_per_stratum,
+        "n_strata": len(d.clusters_per_stratum),
+        "n_clusters": sum(d.clusters_per_stratum.values()),
+        "n_replicates": d.n_replicates,
+    }
+
+
+def _rule(proof: RuleProof) -> dict[str, Any]:
+    return {
+        "name": proof.name,
+        "path": proof.path,
+        "description": proof.description,
+        "question": proof.question,
+        "cells": [{"domain": d, "level": lv} for d, lv in proof.cells],
+        "key_grammar": proof.key_grammar,
+        "answer_grammar": proof.answer_grammar,
+        "key_values": list(proof.key_values),
+        "outputs": list(proof.outputs),
+        "requirements": [
+            {"reason": r.reason, "explain": r.explain, "conditional": r.conditional}
+            for r in proof.requirements
+        ],
+        "examples_passed": proof.examples_passed,
+        "keys_passed": proof.keys_passed,
+    }
+
+
+def _examples(proof: RuleProof) -> list[dict[str, Any]]:
+    return [
+        {
+            "rule": proof.name,
+            "note": e.note,
+            "line": e.line,
+            "key": e.key,
+            "response": e.response,
+            "expect_accept": e.expect_accept,
+            "expect_reason": e.expect_reason,
+            "accept": e.accept,
+            "reason": e.reason,
+            "extracted": e.values,
+            "passed": e.passed,
+            "mismatches": list(e.mismatches),
+        }
+        for e in proof.examples
+    ]
+
+
+def _keys_checks(proof: RuleProof) -> list[dict[str, Any]]:
+    return [
+        {
+            "rule": proof.name,
+            "domain": k.domain,
+            "level": k.level,
+            "n_keys": k.n_keys,
+            "distinct": k.distinct,
+            "pairs_checked": k.pairs_checked,
+            "passed": k.passed,
+            "unparsed": [{"key": key, "error": error} for key, error in k.unparsed],
+            "failures": [
+                {"key": f.key, "answer": f.answer, "problem": f.problem, "reason": f.reason}
+                for f in k.failures
+            ],
+        }
+        for k in proof.keys_checks
+    ]
+
+
+def proofs_to_json(proofs: tuple[RuleProof, ...]) -> dict[str, Any]:
+    """The rule part alone (what exists when a rule fails its examples or keys check)."""
+    return {
+        "rules": [_rule(p) for p in proofs],
+        "examples": [e for p in proofs for e in _examples(p)],
+        "keys_check": [k for p in proofs for k in _keys_checks(p)],
+    }
+
+
+def audit_to_json(audit: Audit) -> dict[str, Any]:
+    """The full audit as a JSON-ready dict (see ``docs/check.md`` for every field)."""
+    s = audit.settings
+    scope = audit.scope
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "benchmark": scope.benchmark,
+        "settings": {
+            "levels": list(s.levels),
+            "resamples": s.resamples,
+            "seed": s.seed,
+            "confidence": s.confidence,
+            "engine": s.engine,
+        },
+        "n_keys": scope.n_keys,
+        "n_responses": scope.n_responses,
+        "models_found": list(scope.models_found),
+        "roster": list(scope.roster),
+        "missing_models": list(scope.missing_models),
+        "computed_models": list(scope.computed_models),
+        **proofs_to_json(audit.rules),
+        "key_structure": [c.as_json() for c in audit.key_structure],
+        "cells": [
+            {
+                "rule": c.rule,
+                "domain": c.domain,
+                "level": c.level,
+                "n_keys": c.n_keys,
+                "n_evaluated": c.n_evaluated,
+                "status_counts": dict(c.status_counts),
+                "baseline_before": c.baseline_before,
+                "baseline_before_correct": c.baseline_before_correct,
+                "baseline_after": c.baseline_after,
+                "baseline_after_correct": c.baseline_after_correct,
+                "best_constant": c.best_constant,
+                "best_constant_values": c.best_constant_values,
+            }
+            for c in audit.cells
+        ],
+        "models": [
+            {
+                "model": m.model,
+                "domain": m.domain,
+                "level": m.level,
+                "n": m.n,
+                "strict_correct": m.strict_correct,
+                "structured_correct": m.structured_correct,
+                "strict": m.strict,
+                "structured": m.structured,
+                "flips_up": list(m.flips_up),
+                "flips_down": list(m.flips_down),
+                "reasons": dict(m.reasons),
+            }
+            for m in audit.models
+        ],
+        "worked_examples": [
+            {
+                "model": w.model,
+                "domain": w.domain,
+                "level": w.level,
+                "id": w.id,
+                "status": w.status,
+                "target": w.target,
+                "answer_line": w.answer_line,
+                "extracted": w.extracted,
+                "accept": w.accept,
+                "reason": w.reason,
+            }
+            for w in audit.worked_examples
+        ],
+        "aggregates": [
+            {
+                "model": a.model,
+                "raw_before": _num(a.raw_before),
+                "raw_after": _num(a.raw_after),
+                "adjusted_before": _num(a.adjusted_before),
+                "adjusted_after": _num(a.adjusted_after),
+                "overall_before": _num(a.overall_before),
+                "overall_after": _num(a.overall_after),
+                "diff_before": _difference(a.diff_before),
+                "diff_after": _difference(a.diff_after),
+                "verdict_changed": a.verdict_changed,
+                "n_hi_cells": a.n_hi_cells,
+                "n_paired": a.n_paired,
+                "n_cells": a.n_cells,
+            }
+            for a in audit.aggregates
+        ],
+        "verdict_changes": [a.model for a in audit.verdict_changes],
+        "flagged": [row.as_json() for row in audit.flagged],
+    }
+
+
+def dumps(payload: dict[str, Any]) -> str:
+    """Canonical text: sorted keys, two-space indent, UTF-8 kept, trailing newline, no NaN."""
+    return json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
