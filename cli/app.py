@@ -13,6 +13,7 @@ import typer
 from keyaudit.engine.errors import KeyauditError
 
 from .check import check
+from .keys import flag, keys
 from .score import score
 
 app = typer.Typer(
@@ -24,6 +25,8 @@ app = typer.Typer(
 )
 app.command()(check)
 app.command()(score)
+app.command()(keys)
+app.command()(flag)
 
 
 def _register_bench() -> None:

@@ -20,13 +20,18 @@ def _bench() -> None:
 
 def render_rows(rows: list[BenchRow], title: str) -> Table:
     """The bench rows as a rich table (also used by ``bench/bootstrap.py``)."""
-    table = Table(title=title)
-    for column in ("run", "threads", "resamples", "draws", "wall s", "M draws/s", "× numpy"):
-        table.add_column(column, justify="left" if column == "run" else "right")
+    table = Table(
+        title=title, caption="* pure Python timed on fewer resamples, extrapolated per draw"
+    )
+    for column in ("run", "thr", "resamples", "draws", "wall s", "M draws/s", "× numpy"):
+        if column == "run":
+            table.add_column(column, no_wrap=True)
+        else:
+            table.add_column(column, justify="right")
     for r in rows:
         ratio = f"{r.ratio_to_numpy:.2f}" if r.ratio_to_numpy is not None else ""
         table.add_row(
-            r.name + (" (extrapolated)" if r.extrapolated else ""),
+            r.name + (" *" if r.extrapolated else ""),
             str(r.threads),
             f"{r.resamples:,}",
             f"{r.draws:,}",

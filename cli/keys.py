@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 from keyaudit.engine.benchmark import load_benchmark
+from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import FlagRow, flag_cells
 from keyaudit.engine.keystructure import CellStructure, TemplateStat, benchmark_structure
 from keyaudit.engine.locate import bundled_rule_names, resolve_rule_path
@@ -27,7 +28,9 @@ MAX_UNPARSED = 20
 
 DomainOption = Annotated[
     str | None,
-    typer.Option("--domain", help="Only this domain; with --level, the full structure of the cell."),
+    typer.Option(
+        "--domain", help="Only this domain; with --level, the full structure of the cell."
+    ),
 ]
 LevelOption = Annotated[
     int | None,
@@ -62,8 +65,6 @@ def keys(
     structures = benchmark_structure(benchmark, loaded, domain, level)
     if rule is not None and not any(s.ruled for s in structures):
         covered = ", ".join(str(c) for c in loaded[0].cells)
-        from keyaudit.engine.errors import UsageError
-
         raise UsageError(f"rule {loaded[0].name!r} covers {covered}: none of the selected cells")
     if json is not None:
         write_json(json, [s.as_json() for s in structures])

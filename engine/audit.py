@@ -116,9 +116,12 @@ class CellKeysCheck:
 
 @dataclass(frozen=True)
 class Requirement:
+    """One ``[[require]]`` clause as text: its reason, explanation, check and condition."""
+
     reason: str
     explain: str
-    conditional: bool
+    check: str
+    when: str | None
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,7 @@ class RuleProof:
     requirements: tuple[Requirement, ...]
     examples: tuple[ExampleRun, ...]
     keys_checks: tuple[CellKeysCheck, ...]
+    example_targets: tuple[dict[str, Any], ...] = ()
 
     @property
     def examples_passed(self) -> bool:
@@ -221,10 +225,20 @@ def prove_rules(
                 key_values=tuple(rule.key_values),
                 outputs=tuple(rule.outputs),
                 requirements=tuple(
-                    Requirement(r.reason, r.explain, r.when is not None) for r in rule.requirements
+                    Requirement(
+                        r.reason,
+                        r.explain,
+                        r.check.source,
+                        r.when.source if r.when is not None else None,
+                    )
+                    for r in rule.requirements
                 ),
                 examples=examples,
                 keys_checks=tuple(checks),
+                example_targets=tuple(
+                    {k: jsonable(v) for k, v in scorer.parse_key(e.key).target.items()}
+                    for e in examples
+                ),
             )
         )
     return tuple(proofs)

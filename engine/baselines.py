@@ -73,7 +73,9 @@ def rule_baseline(scorer: Scorer, keys: Sequence[str]) -> RuleBaseline:
     return RuleBaseline(correct / len(keys), correct, len(keys), best, tuple(scored))
 
 
-def strict_baselines(cell_keys: Iterable[tuple[tuple[str, int], str]]) -> dict[tuple[str, int], float]:
+def strict_baselines(
+    cell_keys: Iterable[tuple[tuple[str, int], str]],
+) -> dict[tuple[str, int], float]:
     """``{(domain, level): strict baseline}`` from ``((domain, level), key)`` pairs of evaluated items."""
     by_cell: dict[tuple[str, int], list[str]] = {}
     for cell, key in cell_keys:

@@ -90,7 +90,7 @@ def induce_templates(strings: Iterable[str]) -> list[InducedTemplate]:
             examples[template] = text
             values[template] = {name: Counter() for name in names}
         counts[template] += 1
-        for name, value in zip(names, found):
+        for name, value in zip(names, found, strict=True):
             values[template][name][value] += 1
     return [
         InducedTemplate(
@@ -323,7 +323,9 @@ def select_cells(
     """The cells matching the optional domain and level filters; none matching is a usage error."""
     cells = benchmark.cells()
     chosen = [
-        (d, lv) for d, lv in cells if (domain is None or d == domain) and (level is None or lv == level)
+        (d, lv)
+        for d, lv in cells
+        if (domain is None or d == domain) and (level is None or lv == level)
     ]
     if chosen:
         return chosen

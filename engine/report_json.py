@@ -52,7 +52,7 @@ def _rule(proof: RuleProof) -> dict[str, Any]:
         "key_values": list(proof.key_values),
         "outputs": list(proof.outputs),
         "requirements": [
-            {"reason": r.reason, "explain": r.explain, "conditional": r.conditional}
+            {"reason": r.reason, "explain": r.explain, "check": r.check, "when": r.when}
             for r in proof.requirements
         ],
         "examples_passed": proof.examples_passed,
@@ -73,10 +73,11 @@ def _examples(proof: RuleProof) -> list[dict[str, Any]]:
             "accept": e.accept,
             "reason": e.reason,
             "extracted": e.values,
+            "target": t,
             "passed": e.passed,
             "mismatches": list(e.mismatches),
         }
-        for e in proof.examples
+        for e, t in zip(proof.examples, proof.example_targets, strict=True)
     ]
 
 

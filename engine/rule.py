@@ -217,6 +217,11 @@ class _Locator:
         return RuleError(located(self.path, line, column, message))
 
 
+def _type_names(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(_TOML_TYPE_NAMES.get(k, k.__name__) for k in kinds)
+
+
 def _suggest(name: str, options: list[str]) -> str:
     close = difflib.get_close_matches(name, options, n=1)
     return (
@@ -267,7 +272,7 @@ def _check_schema(data: dict[str, Any], loc: _Locator) -> None:
                         table,
                         at,
                         name,
-                        f"[{table}] {name} must be a {getattr(kind, '__name__', kind)}",
+                        f"[{table}] {name} must be a {_type_names(kind)}",
                     )
             for name in _REQUIRED.get(table, ()):
                 if name not in entry:

@@ -14,7 +14,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)|\(at end of document\)")
 
 
 def load_toml(path: Path, error: type[KeyauditError] = KeyauditError) -> dict[str, Any]:
@@ -29,6 +29,12 @@ def load_toml(path: Path, error: type[KeyauditError] = KeyauditError) -> dict[st
         message = str(exc)
         position = _POSITION.search(message)
         reason = _POSITION.sub("", message).strip()
+        if position and position.group(1) is None:
+            lines = text.splitlines() or [""]
+            line, column = len(lines), len(lines[-1]) + 1
+            raise error(
+                located(path, line, column, f"TOML error: {reason} (at end of file)")
+            ) from None
         if position:
             line, column = int(position.group(1)), int(position.group(2))
             raise error(located(path, line, column, f"TOML error: {reason}")) from None

@@ -254,3 +254,15 @@ def test_large_counts_fall_back_to_unpacked_kernel():
     kern = replicates(cc, base, 30, seed=3)
     assert kern.tobytes() == replicates(cc, base, 30, seed=3, engine="reference").tobytes()
     assert np.all(np.isfinite(kern))
+
+
+def test_bench_cli_renders_table():
+    from keyaudit.cli.bench import app
+    from typer.testing import CliRunner
+
+    args = ["bootstrap", "--models", "2", "--domains", "3", "--images", "5", "--resamples", "50"]
+    result = CliRunner().invoke(app, [*args, "--no-corpus"], terminal_width=160)
+    assert result.exit_code == 0, result.output
+    for text in ("kernel", "numpy reference", "pure Python *", "seed job 10x31x50"):
+        assert text in result.output
+    assert "full corpus" not in result.output

@@ -1,0 +1,78 @@
+"""Forest plot of each model's L(hi)−L(lo) difference with its bootstrap CI, before and after.
+
+matplotlib is an optional extra (``pip install 'keyaudit[plot]'``); it is imported only here and
+only when a plot is asked for, with the non-interactive Agg backend. SVG output carries no date and
+a fixed hash salt, so the same audit gives the same file.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from .audit import Audit
+from .errors import UsageError
+
+FORMATS = (".png", ".svg")
+INSTALL_HINT = "pip install 'keyaudit[plot]'"
+
+
+def check_plot_target(path: str | Path) -> Path:
+    """Validate the output format and that matplotlib is importable, before any work is done."""
+    path = Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise UsageError(f"--plot {path}: the file must end in .png or .svg")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            f"--plot needs matplotlib, which is not installed: {INSTALL_HINT}"
+        ) from None
+    return path
+
+
+def forest_plot(audit: Audit, path: str | Path) -> Path:
+    """Write the forest plot to ``path`` (.png or .svg) and return the path."""
+    path = check_plot_target(path)
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    lo, hi = audit.settings.levels
+    conf = f"{100 * audit.settings.confidence:g}%"
+    aggs = list(audit.aggregates)
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(aggs) + 1.6))
+    try:
+        for row, a in enumerate(reversed(aggs)):
+            for offset, diff, colour, label in (
+                (0.15, a.diff_before, "#888888", "before (strict)"),
+                (-0.15, a.diff_after, "#1f77b4", "after (rule)"),
+            ):
+                if math.isnan(diff.estimate):
+                    continue
+                y = row + offset
+                if not math.isnan(diff.ci_low):
+                    ax.plot(
+                        [100 * diff.ci_low, 100 * diff.ci_high], [y, y], color=colour, linewidth=2
+                    )
+                ax.plot(
+                    [100 * diff.estimate],
+                    [y],
+                    "o",
+                    color=colour,
+                    label=label if row == 0 else None,
+                )
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_yticks(range(len(aggs)))
+        ax.set_yticklabels([a.model for a in reversed(aggs)])
+        ax.set_xlabel(f"Adjusted L{hi}−L{lo} (percentage points), {conf} bootstrap CI")
+        ax.set_title(f"{audit.scope.benchmark}: L{hi}−L{lo} before and after")
+        ax.legend(loc="best", frameon=False)
+        fig.tight_layout()
+        metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
+        with matplotlib.rc_context({"svg.hashsalt": "keyaudit"}):
+            fig.savefig(path, metadata=metadata)
+    finally:
+        plt.close(fig)
+    return path

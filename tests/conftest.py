@@ -1,0 +1,40 @@
+"""Shared fixtures: run the real console entry point in-process and capture what a user sees."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def run_cli(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., CliResult]:
+    """Run ``keyaudit ARGS`` through :func:`keyaudit.cli.app.main` (the console script)."""
+    from keyaudit.cli.app import main
+
+    def run(*args: str, stdin: str | None = None) -> CliResult:
+        monkeypatch.setattr(sys, "argv", ["keyaudit", *args])
+        if stdin is not None:
+            import io
+
+            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = 0
+        try:
+            main()
+        except SystemExit as done:
+            code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run

@@ -1,0 +1,211 @@
+"""Loader errors: one line naming file:line, exit code 2, nothing skipped silently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from keyaudit.engine.benchmark import load_benchmark
+from keyaudit.engine.errors import DataError
+
+KEY_S = "stable; after removing block E, every cumulative center of mass remains within its supporting base"
+
+
+def write_jsonl(path: Path, rows: list[object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8"
+    )
+
+
+@pytest.fixture
+def bench(tmp_path: Path) -> Path:
+    write_jsonl(
+        tmp_path / "keys" / "physical_stability.jsonl",
+        [
+            {"id": "physical_stability_0001_q5", "answer": KEY_S},
+            {"id": "physical_stability_0001_q4", "answer": "stable"},
+            {"id": "physical_stability_0002_q5", "answer": KEY_S},
+        ],
+    )
+    write_jsonl(
+        tmp_path / "responses" / "m1.jsonl",
+        [
+            {
+                "id": "physical_stability_0001_q5",
+                "model": "M1",
+                "response": "ANSWER: stable",
+                "correct": False,
+            },
+            {
+                "id": "physical_stability_0001_q4",
+                "model": "M1",
+                "response": "x\nANSWER: Stable",
+                "correct": True,
+            },
+        ],
+    )
+    return tmp_path
+
+
+def test_loads_a_valid_benchmark(bench: Path) -> None:
+    loaded = load_benchmark(bench)
+    assert len(loaded.keys) == 3
+    assert loaded.models == ("M1",)
+    ref = loaded.keys["physical_stability_0001_q5"].ref
+    assert (ref.domain, ref.cluster, ref.level) == (
+        "physical_stability",
+        "physical_stability_0001",
+        5,
+    )
+    assert [r.correct for r in loaded.responses] == [False, True]
+    assert loaded.computed_models == ()
+
+
+def test_missing_correct_is_computed_by_the_strict_scorer_and_said(bench: Path) -> None:
+    write_jsonl(
+        bench / "responses" / "m1.jsonl",
+        [{"id": "physical_stability_0001_q4", "model": "M1", "response": "ANSWER:  STABLE "}],
+    )
+    loaded = load_benchmark(bench)
+    assert loaded.responses[0].correct is True
+    assert loaded.computed_models == ("M1",)
+
+
+def test_keys_only_benchmark_loads(bench: Path) -> None:
+    import shutil
+
+    shutil.rmtree(bench / "responses")
+    loaded = load_benchmark(bench)
+    assert loaded.responses == () and loaded.models == ()
+
+
+def test_roster_reports_missing_models(bench: Path) -> None:
+    (bench / "benchmark.toml").write_text(
+        'name = "t"\nroster = ["M1", "M2", "M3"]\n', encoding="utf-8"
+    )
+    assert load_benchmark(bench).missing_models == ("M2", "M3")
+
+
+def test_custom_field_names_and_id_pattern(tmp_path: Path) -> None:
+    (tmp_path / "benchmark.toml").write_text(
+        'id_pattern = \'^(?P<domain>[a-z]+)-(?P<image>\\d+)-(?P<level>\\d)$\'\n[fields]\nid = "qid"\nanswer = "gt"\n',
+        encoding="utf-8",
+    )
+    write_jsonl(tmp_path / "keys" / "k.jsonl", [{"qid": "gear-7-5", "gt": "x"}])
+    key = load_benchmark(tmp_path).keys["gear-7-5"]
+    assert (key.ref.domain, key.ref.cluster, key.ref.level, key.answer) == (
+        "gear",
+        "gear_7",
+        5,
+        "x",
+    )
+
+
+CASES = [
+    (
+        "keys",
+        ['{"id": "physical_stability_0003_q5", "answer": '],
+        "physical_stability.jsonl:4:",
+        "malformed JSON",
+    ),
+    (
+        "keys",
+        [{"id": "physical_stability_0003_q5"}],
+        "physical_stability.jsonl:4:",
+        "missing field 'answer'",
+    ),
+    (
+        "keys",
+        [{"id": "physical_stability_0001_q5", "answer": "x"}],
+        "physical_stability.jsonl:4:",
+        "duplicate id",
+    ),
+    (
+        "keys",
+        [{"id": "badid", "answer": "x"}],
+        "physical_stability.jsonl:4:",
+        "does not match the id pattern",
+    ),
+    ("keys", [{"id": 7, "answer": "x"}], "physical_stability.jsonl:4:", "field 'id' must be a str"),
+    (
+        "responses",
+        [{"id": "physical_stability_0009_q5", "model": "M1", "response": "r", "correct": True}],
+        "m1.jsonl:3:",
+        "has no key",
+    ),
+    (
+        "responses",
+        [{"id": "physical_stability_0002_q5", "model": "M2", "response": "r", "correct": True}],
+        "m1.jsonl:3:",
+        "differs from 'M1'",
+    ),
+    (
+        "responses",
+        [{"id": "physical_stability_0001_q5", "model": "M1", "response": "r", "correct": True}],
+        "m1.jsonl:3:",
+        "duplicate id",
+    ),
+    (
+        "responses",
+        [{"id": "physical_stability_0002_q5", "model": "M1", "correct": True}],
+        "m1.jsonl:3:",
+        "missing field 'response'",
+    ),
+    (
+        "responses",
+        [{"id": "physical_stability_0002_q5", "model": "M1", "response": "r", "correct": "yes"}],
+        "m1.jsonl:3:",
+        "'correct' must be a bool",
+    ),
+    ("responses", ["[1, 2]"], "m1.jsonl:3:", "expected a JSON object"),
+]
+
+
+@pytest.mark.parametrize(("folder", "extra", "where", "what"), CASES)
+def test_loader_errors_name_file_and_line(
+    bench: Path, run_cli, folder: str, extra: list, where: str, what: str
+) -> None:
+    path = bench / folder / ("physical_stability.jsonl" if folder == "keys" else "m1.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    write_jsonl(path, [*lines, *extra])
+    with pytest.raises(DataError) as raised:
+        load_benchmark(bench)
+    message = str(raised.value)
+    assert where in message and what in message
+    assert "\n" not in message
+    result = run_cli("check", "physical_stability", "--bench", str(bench))
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and where in result.err and what in result.err
+    assert "Traceback" not in result.err
+
+
+def test_model_file_name_clash_is_an_error(bench: Path) -> None:
+    write_jsonl(
+        bench / "responses" / "m1b.jsonl",
+        [{"id": "physical_stability_0002_q5", "model": "M1", "response": "r"}],
+    )
+    with pytest.raises(DataError, match="also has a file"):
+        load_benchmark(bench)
+
+
+def test_bad_benchmark_toml(bench: Path, run_cli) -> None:
+    (bench / "benchmark.toml").write_text("nam = 'x'\n", encoding="utf-8")
+    result = run_cli("check", "physical_stability", "--bench", str(bench))
+    assert result.code == 2 and "unknown key 'nam'" in result.err
+    (bench / "benchmark.toml").write_text("name = 'x\n", encoding="utf-8")
+    result = run_cli("check", "physical_stability", "--bench", str(bench))
+    assert result.code == 2 and "benchmark.toml:1:" in result.err and "TOML error" in result.err
+    (bench / "benchmark.toml").write_text(
+        "id_pattern = '^(?P<domain>.+)_(?P<level>\\d+)$'\n", encoding="utf-8"
+    )
+    result = run_cli("check", "physical_stability", "--bench", str(bench))
+    assert result.code == 2 and "lacks the named group(s) image" in result.err
+
+
+def test_missing_directory_and_empty_keys(tmp_path: Path, run_cli) -> None:
+    result = run_cli("check", "physical_stability", "--bench", str(tmp_path / "nope"))
+    assert result.code == 2 and "benchmark directory not found" in result.err
+    result = run_cli("check", "physical_stability", "--bench", str(tmp_path))
+    assert result.code == 2 and "no keys" in result.err

@@ -1,0 +1,91 @@
+"""``keyaudit score``: one JSON object per input line, in order, through the one scoring path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+S = "stable; after removing block E, every cumulative center of mass remains within its supporting base"
+U = "unstable; after removing block E, the cumulative center of mass at the joint between block D and block C lies outside its supporting base"
+
+
+def test_score_cases_file(tmp_path: Path, run_cli) -> None:
+    cases = [
+        {
+            "id": "a",
+            "key": U,
+            "response": "thinking...\nANSWER: Unstable — block D's COM lies beyond supporting block C.",
+        },
+        {"id": 2, "key": U, "response": "ANSWER: unstable (C-D joint)"},
+        {"key": S, "response": "ANSWER: probably stable"},
+        {"id": "d", "key": S, "response": "no answer line"},
+    ]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    result = run_cli("score", "physical_stability", "--cases", str(path))
+    assert result.code == 0, result.err
+    rows = [json.loads(line) for line in result.out.splitlines()]
+    assert rows == [
+        {"id": "a", "accept": True, "status": "unstable", "joint": ["D", "C"], "reason": ""},
+        {
+            "id": 2,
+            "accept": False,
+            "status": "unstable",
+            "joint": ["C", "D"],
+            "reason": "joint reversed",
+        },
+        {"id": None, "accept": False, "status": None, "joint": None, "reason": "status hedged"},
+        {"id": "d", "accept": False, "status": None, "joint": None, "reason": "answer missing"},
+    ]
+    assert list(rows[0]) == ["id", "accept", "status", "joint", "reason"]
+
+
+def test_score_reads_stdin(run_cli) -> None:
+    line = json.dumps({"id": 1, "key": S, "response": "ANSWER: **Stable**."})
+    result = run_cli(
+        "score",
+        "rules/physical_stability.toml"
+        if Path("rules/physical_stability.toml").exists()
+        else "physical_stability",
+        "--cases",
+        "-",
+        stdin=line + "\n",
+    )
+    assert json.loads(result.out) == {
+        "id": 1,
+        "accept": True,
+        "status": "stable",
+        "joint": None,
+        "reason": "",
+    }
+
+
+def test_score_bad_input_is_one_line_exit_2(tmp_path: Path, run_cli) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        json.dumps({"key": S, "response": "ANSWER: stable"}) + "\n{bad\n", encoding="utf-8"
+    )
+    result = run_cli("score", "physical_stability", "--cases", str(path))
+    assert result.code == 2 and f"{path}:2:" in result.err and "malformed JSON" in result.err
+    path.write_text(json.dumps({"key": S}) + "\n", encoding="utf-8")
+    result = run_cli("score", "physical_stability", "--cases", str(path))
+    assert result.code == 2 and "missing field 'response'" in result.err
+    result = run_cli("score", "no_such_rule", "--cases", str(path))
+    assert result.code == 2 and "not a bundled rule name" in result.err
+
+
+def test_score_does_not_import_numba(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, io; sys.argv=['keyaudit','score','physical_stability','--cases','-'];"
+        "sys.stdin=io.StringIO('');"
+        "from keyaudit.cli.app import main\n"
+        "try:\n main()\nexcept SystemExit: pass\n"
+        "print('numba' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip().splitlines()[-1] == "False"
