@@ -1,44 +1,462 @@
-"""``keyaudit check RULE... [--bench DIR]``: the audit of one or more ruled cells."""
+"""``keyaudit check RULE...``: the audit of the cells the rules cover, before and after.
+
+Thin: :func:`keyaudit.engine.audit.prove_rules` and :func:`~keyaudit.engine.audit.run_audit`
+compute; this module renders their result as rich tables and writes the requested files. A rule
+that fails one of its own examples or the keys check stops the run with exit code 1 after showing
+why. The audit modules (numba) are imported inside the command, so ``keyaudit --help`` stays fast.
+"""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from keyaudit.engine.benchmark import load_benchmark
-from keyaudit.engine.locate import resolve_rule_path
-from keyaudit.engine.overview import corpus_overview, strict_cell_accuracy
-from keyaudit.engine.rule import load_rule
+from keyaudit.engine.errors import KeyauditError, UsageError
+from rich.console import Console
 from rich.table import Table
 
-from .common import BenchOption, bench_dir, console, pct
+from .common import BenchOption, JsonOption, bench_dir, console, err_console
+
+if TYPE_CHECKING:
+    from keyaudit.engine.audit import Audit, RuleProof
+
+MAX_LISTED = 20
+
+
+def parse_levels(text: str) -> tuple[int, int]:
+    """``"4,5"`` → ``(4, 5)``: the lower and the higher level compared."""
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        lo, hi = (int(p) for p in parts)
+    except ValueError:
+        raise UsageError(f"--levels must be two integers like 4,5, got {text!r}") from None
+    if lo == hi:
+        raise UsageError(f"--levels must name two different levels, got {text!r}")
+    return lo, hi
 
 
 def check(
-    rules: Annotated[list[str], typer.Argument(help="Rule file paths or bundled rule names.")],
+    rules: Annotated[
+        list[str], typer.Argument(help="Rule file paths or bundled rule names (one rule per cell).")
+    ],
     bench: BenchOption = None,
+    levels: Annotated[
+        str, typer.Option("--levels", help="The two levels compared, lower first: LO,HI.")
+    ] = "4,5",
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Bootstrap resamples per model.", min=1)
+    ] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
+    confidence: Annotated[
+        float, typer.Option("--confidence", help="Confidence level of the intervals.")
+    ] = 0.95,
+    engine: Annotated[
+        str, typer.Option("--engine", help="Bootstrap engine: numba (fast) or reference (numpy).")
+    ] = "numba",
+    json_target: JsonOption = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="Write the audit report as Markdown here.")
+    ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Write a forest plot of the differences (.png or .svg; needs keyaudit[plot]).",
+        ),
+    ] = None,
 ) -> None:
-    """Audit the cells the rules cover: corpus overview and per-model strict accuracy."""
-    loaded = [load_rule(resolve_rule_path(r)) for r in rules]
+    """Audit the cells the rules cover: rule proof, key structure, re-scored accuracy, aggregates."""
+    out = err_console if json_target == "-" else console
+    try:
+        _check(
+            rules,
+            bench,
+            levels,
+            resamples,
+            seed,
+            confidence,
+            engine,
+            json_target,
+            markdown,
+            plot,
+            out,
+        )
+    except KeyauditError as error:
+        err_console.print(f"keyaudit: error: {error}", markup=False, soft_wrap=True)
+        raise typer.Exit(error.exit_code) from None
+
+
+def _check(
+    rule_args: list[str],
+    bench: Path | None,
+    levels: str,
+    resamples: int,
+    seed: int,
+    confidence: float,
+    engine: str,
+    json_target: str | None,
+    markdown: Path | None,
+    plot: Path | None,
+    out: Console,
+) -> None:
+    from keyaudit.engine.audit import Settings, prove_rules, run_audit
+    from keyaudit.engine.benchmark import load_benchmark
+    from keyaudit.engine.locate import resolve_rule_path
+    from keyaudit.engine.report_json import audit_to_json, dumps, proofs_to_json
+    from keyaudit.engine.rule import load_rule
+    from keyaudit.engine.scoring import Scorer
+
+    settings = Settings(parse_levels(levels), resamples, seed, confidence, engine)
+    if plot is not None:
+        from keyaudit.engine.plot import check_plot_target
+
+        check_plot_target(plot)
+    rules = [load_rule(resolve_rule_path(r)) for r in rule_args]
     benchmark = load_benchmark(bench_dir(bench))
-    overview = corpus_overview(benchmark)
-    console.print(f"[bold]{overview.name}[/bold] — {Path(benchmark.root)}")
-    console.print(
-        f"{overview.n_keys:,} keys in {len(overview.domains)} domains × levels "
-        f"{', '.join(f'L{level}' for level in overview.levels)}; {overview.n_responses:,} stored responses"
+    scorers = [Scorer(rule) for rule in rules]
+    proofs = prove_rules(benchmark, rules, scorers)
+    render_rules(out, proofs)
+    if not all(p.passed for p in proofs):
+        if json_target is not None:
+            _write_text(json_target, dumps({"passed": False, **proofs_to_json(proofs)}))
+        raise typer.Exit(1)
+
+    audit = run_audit(
+        benchmark, rules, settings, proofs=proofs, progress=_progress(out), scorers=scorers
     )
-    console.print(
-        f"Models: {len(overview.models_found)} found"
-        + (f" of {overview.roster_size} expected" if overview.roster_size else "")
-        + (f"; missing: {', '.join(overview.missing_models)}" if overview.missing_models else "")
-    )
-    for rule in loaded:
-        for cell in rule.cells:
-            table = Table(title=f"{cell}: current strict accuracy")
-            table.add_column("Model")
-            table.add_column("N", justify="right")
-            table.add_column("Current strict", justify="right")
-            for row in strict_cell_accuracy(benchmark, cell.domain, cell.level):
-                table.add_row(row.model, str(row.n), pct(row.accuracy))
-            console.print(table)
+    render_audit(out, audit)
+    if json_target is not None:
+        _write_text(json_target, dumps({"passed": True, **audit_to_json(audit)}))
+    if markdown is not None:
+        from keyaudit.engine.report_markdown import render_markdown
+
+        markdown.write_text(render_markdown(audit), encoding="utf-8")
+        out.print(f"Markdown report written to {markdown}")
+    if plot is not None:
+        from keyaudit.engine.plot import forest_plot
+
+        forest_plot(audit, plot)
+        out.print(f"Forest plot written to {plot}")
+
+
+def _write_text(target: str, text: str) -> None:
+    if target == "-":
+        import sys
+
+        sys.stdout.write(text)
+    else:
+        Path(target).write_text(text, encoding="utf-8")
+
+
+class _progress:
+    """A rich progress bar over the two bootstrap runs; invisible when output is not a terminal."""
+
+    def __init__(self, out: Console) -> None:
+        self.out = out
+        self.bar = None
+        self.task = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.out.is_terminal:
+            return
+        if self.bar is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self.bar = Progress(
+                TextColumn("bootstrap"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=self.out,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("bootstrap", total=total)
+        self.bar.update(self.task, completed=done)
+        if done >= total:
+            self.bar.stop()
+
+
+# ---- rendering -----------------------------------------------------------------------------------
+
+
+def pct(value: float | None, digits: int = 2) -> str:
+    if value is None or math.isnan(value):
+        return "—"
+    return f"{100 * value:.{digits}f}%"
+
+
+def pp(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "—"
+    return f"{100 * value:+.2f} pp"
+
+
+def _values(values: dict) -> str:
+    from keyaudit.engine.audit import format_value
+
+    return ", ".join(f"{k}={format_value(v)}" for k, v in values.items())
+
+
+def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
+    """Section 1: each rule, its examples run, and the keys check of its cells."""
+    for proof in proofs:
+        cells = ", ".join(f"{d} L{lv}" for d, lv in proof.cells)
+        out.rule(f"[bold]Rule {proof.name}[/bold]")
+        out.print(f"File: {proof.path}", markup=False)
+        out.print(f"Cells: {cells}", markup=False)
+        out.print(f"Grammars: key {proof.key_grammar}, answer {proof.answer_grammar}", markup=False)
+        if proof.description:
+            out.print(" ".join(proof.description.split()), markup=False)
+        table = Table(title=f"{proof.name}: its own examples", title_justify="left")
+        table.add_column("#", justify="right", min_width=2)
+        table.add_column("line", justify="right", min_width=4)
+        table.add_column("expected → got")
+        table.add_column("answer", no_wrap=True, overflow="ellipsis", max_width=60)
+        table.add_column("result", min_width=6)
+        for i, e in enumerate(proof.examples, start=1):
+            expected = "accept" if e.expect_accept else f"reject ({e.expect_reason})"
+            got = "accept" if e.accept else f"reject ({e.reason})"
+            shown = expected if expected == got else f"{expected} → {got}"
+            answer = e.response.removeprefix("ANSWER: ")
+            result = "[green]pass[/green]" if e.passed else "[red]FAIL[/red]"
+            table.add_row(str(i), str(e.line or ""), shown, " ".join(answer.split()), result)
+        out.print(table)
+        failed = [e for e in proof.examples if not e.passed]
+        if failed:
+            for e in failed:
+                out.print(f"[red]Example at {proof.path}:{e.line} fails:[/red]")
+                for m in e.mismatches:
+                    out.print(f"  {m}", markup=False)
+            out.print(f"[red]{len(failed)} of {len(proof.examples)} examples fail; stopping.[/red]")
+            continue
+        out.print(f"[green]All {len(proof.examples)} examples pass.[/green]")
+        for k in proof.keys_checks:
+            where = f"{k.domain} L{k.level}"
+            if k.passed:
+                out.print(
+                    f"[green]Keys check passes[/green] on {where}: {k.n_keys:,} keys, {k.distinct}"
+                    f" distinct strings each accepted as its own answer, {k.pairs_checked} pairs of"
+                    " different keys rejected."
+                )
+                continue
+            out.print(f"[red]Keys check fails on {where}[/red] ({k.n_keys:,} keys):")
+            if k.n_keys == 0:
+                out.print("  the benchmark has no keys in this cell")
+            for key, error in k.unparsed[:MAX_LISTED]:
+                out.print(f"  matches no template: {key!r}: {error}", markup=False)
+            for f in k.failures[:MAX_LISTED]:
+                extra = f" ({f.reason})" if f.reason else ""
+                out.print(f"  {f.problem}{extra}: key {f.key!r}, answer {f.answer!r}", markup=False)
+            hidden = max(0, len(k.unparsed) - MAX_LISTED) + max(0, len(k.failures) - MAX_LISTED)
+            if hidden:
+                out.print(f"  ... and {hidden} more (all in --json)")
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_audit(out: Console, audit: Audit) -> None:
+    """Sections 2–6 of the terminal report."""
+    _render_structure(out, audit)
+    _render_scope(out, audit)
+    _render_models(out, audit)
+    _render_worked(out, audit)
+    _render_aggregates(out, audit)
+
+
+def _render_structure(out: Console, audit: Audit) -> None:
+    for st in audit.key_structure:
+        out.rule(f"[bold]Key structure: {st.domain} L{st.level}[/bold]")
+        table = Table(
+            title=f"{st.n_keys:,} keys, {st.distinct} distinct complete strings",
+            title_justify="left",
+        )
+        table.add_column("#", justify="right")
+        table.add_column("values")
+        table.add_column("count", justify="right")
+        table.add_column("template", overflow="fold")
+        table.add_column("slot values", overflow="fold")
+        for i, t in enumerate(st.templates, start=1):
+            values = "; ".join(f"{n}: {', '.join(c)}" for n, c in t.target_counts.items())
+            slots = "; ".join(
+                f"{s}: " + ", ".join(f"{v} {n}" for v, n in t.slot_values.get(s, {}).items())
+                for s in t.slots
+            )
+            table.add_row(str(i), values, f"{t.count:,}", t.template, slots)
+        out.print(table)
+        unparsed = st.unparsed or ()
+        if unparsed:
+            out.print(f"[red]{len(unparsed):,} of {st.n_keys:,} keys match no template:[/red]")
+            for u in unparsed[:MAX_LISTED]:
+                out.print(f"  {u.id}: {u.key}", markup=False)
+            if len(unparsed) > MAX_LISTED:
+                out.print(f"  ... and {len(unparsed) - MAX_LISTED:,} more (all in --json)")
+        else:
+            out.print(f"Parse coverage: all {st.n_keys:,} keys match a template.")
+        out.print("Examples (verbatim):")
+        for e in st.examples:
+            out.print(f"  {e.id}: {e.key}", markup=False)
+
+
+def _render_scope(out: Console, audit: Audit) -> None:
+    scope = audit.scope
+    out.rule("[bold]Models[/bold]")
+    found = len(scope.models_found)
+    text = f"{scope.benchmark}: {found} models found"
+    if scope.roster:
+        text += f" of {len(scope.roster)} in the roster"
+    out.print(text + ".", markup=False)
+    if scope.missing_models:
+        out.print(
+            f"Missing (no stored responses, not filled in): {', '.join(scope.missing_models)}",
+            markup=False,
+        )
+    if scope.computed_models:
+        out.print(
+            "`correct` computed by keyaudit (strict scorer; the files have none) for: "
+            + ", ".join(scope.computed_models),
+            markup=False,
+        )
+
+
+def _render_models(out: Console, audit: Audit) -> None:
+    for cell in audit.cells:
+        where = f"{cell.domain} L{cell.level}"
+        out.rule(f"[bold]{where}: strict vs rule[/bold]")
+        statuses = ", ".join(f"{n} {s}" for s, n in cell.status_counts)
+        out.print(
+            f"Evaluated items: {cell.n_evaluated} ({statuses}) of {cell.n_keys:,} keys. Baseline"
+            f" {cell.baseline_before_correct}/{cell.n_evaluated} = {pct(cell.baseline_before)} →"
+            f" {cell.baseline_after_correct}/{cell.n_evaluated} = {pct(cell.baseline_after)}"
+            f" (best constant answer: {cell.best_constant!r}).",
+            markup=False,
+        )
+        table = Table()
+        for column in (
+            "Model",
+            "N",
+            "Current strict",
+            "Proposed structured",
+            "Wrong→right",
+            "Right→wrong",
+        ):
+            table.add_column(column, justify="left" if column == "Model" else "right")
+        rows = [m for m in audit.models if (m.domain, m.level) == (cell.domain, cell.level)]
+        for m in rows:
+            table.add_row(
+                m.model,
+                str(m.n),
+                pct(m.strict),
+                pct(m.structured),
+                str(len(m.flips_up)),
+                str(len(m.flips_down)),
+            )
+        out.print(table)
+        for m in rows:
+            if m.flips_down:
+                out.print(f"{m.model} right→wrong: {', '.join(m.flips_down)}", markup=False)
+            if m.flips_up:
+                shown = ", ".join(m.flips_up[:8]) + (" …" if len(m.flips_up) > 8 else "")
+                out.print(f"{m.model} wrong→right ({len(m.flips_up)}): {shown}", markup=False)
+
+
+def _render_worked(out: Console, audit: Audit) -> None:
+    if not audit.worked_examples:
+        return
+    out.rule("[bold]Worked examples: stored responses scored by the rule[/bold]")
+    table = Table(show_lines=True)
+    table.add_column("Model / item / target", overflow="fold")
+    table.add_column("ANSWER line (verbatim)", overflow="fold", ratio=3)
+    table.add_column("Extracted", overflow="fold")
+    table.add_column("Verdict", overflow="fold")
+    for w in audit.worked_examples:
+        verdict = "[green]ACCEPT[/green]" if w.accept else f"[red]REJECT[/red]\n{w.reason}"
+        table.add_row(
+            f"{w.model}\n{w.id}\n{_values(w.target)}",
+            w.answer_line if w.answer_line is not None else "(no ANSWER line)",
+            _values(w.extracted),
+            verdict,
+        )
+    out.print(table)
+
+
+def _render_aggregates(out: Console, audit: Audit) -> None:
+    from keyaudit.engine.report_markdown import verdict_sentence
+
+    if not audit.aggregates:
+        return
+    lo, hi = audit.settings.levels
+    conf = f"{100 * audit.settings.confidence:g}%"
+    out.rule("[bold]Effect on aggregates[/bold]")
+    table = Table()
+    for column in (
+        "Model",
+        "",
+        f"Raw L{hi}",
+        f"Adjusted L{hi}",
+        f"L{hi}−L{lo}",
+        f"{conf} CI",
+        "Verdict",
+        "Overall",
+    ):
+        table.add_column(
+            column,
+            justify="left" if column in ("Model", "", "Verdict") else "right",
+            min_width=10 if column == f"L{hi}−L{lo}" else None,
+        )
+    for a in audit.aggregates:
+        for when, raw, adjusted, diff, overall in (
+            ("before", a.raw_before, a.adjusted_before, a.diff_before, a.overall_before),
+            ("after", a.raw_after, a.adjusted_after, a.diff_after, a.overall_after),
+        ):
+            changed = when == "after" and a.verdict_changed
+            table.add_row(
+                a.model if when == "before" else "",
+                when,
+                pct(raw),
+                pct(adjusted),
+                pp(diff.estimate),
+                _ci(diff),
+                f"[bold yellow]{diff.verdict}[/bold yellow]" if changed else diff.verdict,
+                pct(overall),
+                end_section=when == "after",
+            )
+    out.print(table)
+    table = Table(title=f"Uncertainty of L{hi}−L{lo} (before → after)", title_justify="left")
+    for column in ("Model", "Clusters per stratum", "Bootstrap SE", "Analytic SE", "Design effect"):
+        table.add_column(column, justify="left" if column == "Model" else "right")
+    for a in audit.aggregates:
+        sizes = sorted(a.diff_after.clusters_per_stratum.values())
+        clusters = (
+            "—"
+            if not sizes
+            else f"{len(sizes)} strata × {sizes[0]}"
+            if sizes[0] == sizes[-1]
+            else f"{len(sizes)} strata × {sizes[0]}–{sizes[-1]}"
+        )
+        table.add_row(
+            a.model,
+            clusters,
+            f"{_se(a.diff_before.bootstrap_se)} → {_se(a.diff_after.bootstrap_se)}",
+            f"{_se(a.diff_before.analytic_se)} → {_se(a.diff_after.analytic_se)}",
+            f"{_num(a.diff_before.design_effect)} → {_num(a.diff_after.design_effect)}",
+        )
+    out.print(table)
+    out.print(verdict_sentence(audit), markup=False)
+
+
+def _ci(d) -> str:
+    if math.isnan(d.ci_low):
+        return "—"
+    return f"{100 * d.ci_low:+.2f} to {100 * d.ci_high:+.2f} pp"
+
+
+def _se(value: float) -> str:
+    return "—" if math.isnan(value) else f"{100 * value:.2f} pp"
+
+
+def _num(value: float) -> str:
+    return "—" if math.isnan(value) else f"{value:.2f}"

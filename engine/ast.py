@@ -46,7 +46,7 @@ class Node:
     """
 
     kind: str
-    children: tuple[Node | Leaf, ...]
+    children: list[Node | Leaf]
     source: str
     start: int
     end: int

@@ -24,7 +24,7 @@ from keyaudit.engine.keystructure import (
     cell_structure,
     induce_templates,
 )
-from keyaudit.engine.locate import example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
 from keyaudit.engine.rule import load_rule
 from typer.testing import CliRunner
 
@@ -184,8 +184,11 @@ def test_keys_cli_cell_json(rule):
 def test_keys_cli_every_cell_json_and_table():
     cells = json.loads(invoke("keys", "--json", "-").stdout)
     assert len(cells) == 55
-    ruled = [(c["domain"], c["level"]) for c in cells if c["ruled"]]
-    assert ruled == [("physical_stability", 5)]  # the bundled rule is used automatically
+    ruled = {(c["domain"], c["level"]): c["rule"] for c in cells if c["ruled"]}
+    bundled = [load_rule(resolve_rule_path(name)) for name in bundled_rule_names()]
+    # every bundled rule is used automatically, for exactly the cells it covers
+    assert ruled == {(c.domain, c.level): r.name for r in bundled for c in r.cells}
+    assert ruled[("physical_stability", 5)] == "physical_stability"
     assert all(c["unparsed"] is None for c in cells if not c["ruled"])
     assert all(sum(t["count"] for t in c["templates"]) == c["n_keys"] for c in cells)
     table = invoke("keys", "--level", "5").stdout
