@@ -141,9 +141,13 @@ class CompiledGrammar:
         pieces: list[str] = []
         cursor = node.start
         for item in _slots(node, self.regex_terminals):
+            name = item.kind
+            number = 2
+            while name in slots:  # two slots of one rule name: keep both
+                name, number = f"{item.kind}_{number}", number + 1
             pieces.append(node.source[cursor : item.start])
-            pieces.append("{" + item.kind.upper() + "}")
-            slots[item.kind] = item.text()
+            pieces.append("{" + name.upper() + "}")
+            slots[name] = item.text()
             cursor = item.end
         pieces.append(node.source[cursor : node.end])
         return "".join(pieces), slots
@@ -170,7 +174,10 @@ class CompiledGrammar:
         finally:
             self._source, self._hook = "", None
         if isinstance(tree, Token):  # a grammar whose start rule is a single terminal
-            return Node("start", [_leaf(tree)], text, tree.start_pos or 0, tree.end_pos or 0, hook)
+            tree = Node("start", [_leaf(tree)], text, 0, len(text), hook)
+        # The root spans the whole text: a node's span otherwise ends at its last kept child,
+        # which would cut fixed wording (anonymous tokens) off the ends of a key's template.
+        tree.start, tree.end = 0, len(text)
         return tree
 
     def _build_node(self, kind: str, children: list) -> Node:

@@ -389,12 +389,26 @@ def _application(audit: Audit, proof: RuleProof) -> list[str]:
 def _accuracy(audit: Audit) -> list[str]:
     if not audit.models:
         return []
-    lines = ["", "## 3. Counterfactual accuracy"]
-    for cell in audit.cells:
+    cells = [
+        c
+        for c in audit.cells
+        if any((m.domain, m.level) == (c.domain, c.level) for m in audit.models)
+    ]
+    if len(cells) == 1:
+        lines = ["", f"## 3. Counterfactual {cell_name(cells[0].domain, cells[0].level)} accuracy"]
+    else:
+        lines = [
+            "",
+            "## 3. Counterfactual accuracy",
+            "",
+            "Per audited cell: each model's current strict accuracy, its accuracy under the proposed"
+            " rule, and how many responses change verdict in each direction.",
+        ]
+    for cell in cells:
         rows = [m for m in audit.models if (m.domain, m.level) == (cell.domain, cell.level)]
-        if not rows:
-            continue
-        lines += ["", f"### {cell_name(cell.domain, cell.level)}", ""]
+        if len(cells) > 1:
+            lines += ["", f"### {cell_name(cell.domain, cell.level)}"]
+        lines.append("")
         lines.append(
             table(
                 [
