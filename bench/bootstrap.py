@@ -11,17 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 
-# bench/coverage.py shadows the ``coverage`` package that numba imports when it is installed: drop
-# this script's directory from the path so ``import coverage`` finds the package.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-from keyaudit.engine.bootstrap_bench import cpu_count, run_bootstrap_bench  # noqa: E402
+import numba
+import numpy as np
+from keyaudit.engine.bootstrap_bench import cpu_count, run_bootstrap_bench
 
 RESULTS = Path(__file__).parent / "results" / "bootstrap.md"
 

@@ -460,28 +460,27 @@ def run_audit(
     after: list[Outcome] = []
     verdicts: dict[tuple[str, str], Any] = {}
     for r in responses:
-        cell = (r.ref.domain, r.ref.level)
-        before.append(Outcome(r.model, r.ref.domain, r.ref.cluster, r.ref.level, r.correct))
-        correct = r.correct
-        if cell in ruled:
-            scorer = ruled[cell][1]
-            verdict = scorer.score(benchmark.keys[r.id].answer, r.text)
+        ref = r.ref
+        outcome = Outcome(r.model, ref.domain, ref.cluster, ref.level, r.correct)
+        before.append(outcome)
+        entry = ruled.get((ref.domain, ref.level))
+        if entry is not None:
+            verdict = entry[1].score(benchmark.keys[r.id].answer, r.text)
             verdicts[(r.model, r.id)] = verdict
-            correct = verdict.accept
-        after.append(Outcome(r.model, r.ref.domain, r.ref.cluster, r.ref.level, correct))
+            if verdict.accept != r.correct:
+                outcome = Outcome(r.model, ref.domain, ref.cluster, ref.level, verdict.accept)
+        after.append(outcome)
 
     # baselines: evaluated items = items any model was evaluated on
-    evaluated = sorted({r.id for r in responses})
-    cell_keys = [
-        ((benchmark.keys[i].ref.domain, benchmark.keys[i].ref.level), benchmark.keys[i].answer)
-        for i in evaluated
-    ]
+    evaluated = [benchmark.keys[i] for i in sorted({r.id for r in responses})]
+    cell_keys = [((k.ref.domain, k.ref.level), k.answer) for k in evaluated]
     baselines_before = strict_baselines(cell_keys)
     baselines_after = dict(baselines_before)
+    corpus_size = {(st.domain, st.level): st.n_keys for st in key_structure}
     cells = []
     for (domain, level), (rule, scorer) in sorted(ruled.items()):
         keys = [k for c, k in cell_keys if c == (domain, level)]
-        n_keys = len(benchmark.keys_in_cell(domain, level))
+        n_keys = corpus_size[(domain, level)]
         if not keys:
             continue
         base: RuleBaseline = rule_baseline(scorer, keys)

@@ -1,6 +1,6 @@
 """Coverage of the bootstrap's 95% interval on simulated data with a known true difference.
 
-    python bench/coverage.py [--datasets 1000] [--resamples 1000]
+    python bench/ci_coverage.py [--datasets 1000] [--resamples 1000]
 
 Each dataset is the seed's shape for one model: 31 paired domains x 50 image clusters, one item
 per level per image, within-image correlation (``rho`` = 0.6, see
@@ -14,17 +14,12 @@ percentile interval's coverage barely depends on that. Writes ``bench/results/co
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-# This file is named like the ``coverage`` package, which numba imports when present: drop the
-# script's own directory from the path so ``import coverage`` finds the package, not this file.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-import numpy as np  # noqa: E402
-from keyaudit.engine.bootstrap import bootstrap_clusters  # noqa: E402
-from keyaudit.engine.bootstrap_bench import simulate_clusters  # noqa: E402
+import numpy as np
+from keyaudit.engine.bootstrap import bootstrap_clusters
+from keyaudit.engine.bootstrap_bench import simulate_clusters
 
 RESULTS = Path(__file__).parent / "results" / "coverage.md"
 

@@ -1,0 +1,395 @@
+"""Scaffold a new rule from a cell's answer keys: a rule file and two grammars that already work.
+
+``keyaudit new-rule DOMAIN --level L`` writes ``<domain>.toml``, ``<domain>_key.lark`` and
+``<domain>_answer.lark``. They are a starting point, not a finished rule: the starter answer
+grammar only recognises an answer that restates a key template (case, spacing and trailing
+punctuation may vary), and the rule accepts it when its template and slots equal the key's. That
+is enough to load, to pass the generated examples and to pass the keys check, so the author starts
+from a green ``keyaudit test-rule`` and edits towards the phrasings models really write.
+
+How the files are built from the induced templates (:func:`keystructure.induce_templates`):
+
+- each template ``no; new value {NUMBER}`` becomes a grammar rule ``form_N`` of literal pieces and
+  slot rules named after the slots (``number``, ``letter_1``...). The key grammar is strict;
+- in the answer grammar every piece of a template is one terminal with a lookahead for the rest
+  of the template, so a piece is only lexed when the whole template follows. The LALR parser
+  therefore never stops half-way through a template, and any other text is filler: every answer
+  parses;
+- ``[key]`` holds the template (``kind(key)``) and each slot (numbers through ``number()``, so
+  ``65`` and ``65.0`` are equal); the requirements reject a missing template, several different
+  restatements, and then the first component that differs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UsageError
+from .keystructure import InducedTemplate, induce_templates
+from .rule import AnswerFormat, load_rule
+from .scoring import Scorer
+
+#: Most templates a scaffold spells out; keys of rarer templates are left to the author (the keys
+#: check lists them as keys that match no template).
+MAX_TEMPLATES = 12
+#: How many accepted and rejected examples the scaffold carries.
+N_EXAMPLES = 3
+
+_PLACEHOLDER = re.compile(r"\{([A-Z]+(?:_\d+)?)\}")
+_SLOT_PATTERNS = {
+    "LETTER": r"(?-i:[A-Z])(?![A-Za-z0-9])",
+    "NUMBER": r"[-+]?\d+(?:,\d{3})*(?:\.\d+)?(?!\d)",
+}
+_TRAILING = ".:;,'\"-"
+
+
+@dataclass(frozen=True)
+class ScaffoldFiles:
+    """The three files of a scaffolded rule: where they go and what they say."""
+
+    rule: Path
+    key_grammar: Path
+    answer_grammar: Path
+    rule_text: str
+    key_text: str
+    answer_text: str
+    templates: tuple[InducedTemplate, ...]
+
+    @property
+    def paths(self) -> tuple[Path, Path, Path]:
+        return (self.rule, self.key_grammar, self.answer_grammar)
+
+
+def split_template(template: str) -> list[tuple[str, str | None]]:
+    """``[(literal, slot or None), ...]``: each literal piece and the slot that follows it."""
+    parts: list[tuple[str, str | None]] = []
+    cursor = 0
+    for match in _PLACEHOLDER.finditer(template):
+        parts.append((template[cursor : match.start()], match.group(1)))
+        cursor = match.end()
+    parts.append((template[cursor:], None))
+    return parts
+
+
+def slot_kind(slot: str) -> str:
+    """``LETTER`` or ``NUMBER``: the induced kind of a slot named ``LETTER_2`` or ``NUMBER``."""
+    return slot.split("_")[0]
+
+
+def _lark_regex(pattern: str) -> str:
+    return "/" + pattern.replace("/", "\\/") + "/i"
+
+
+def _clean_piece(text: str) -> str:
+    """A key's literal as the answer cleaner will present it (quotes, dashes, markdown)."""
+    fmt = AnswerFormat()
+    for old, new in fmt.replace:
+        text = text.replace(old, new)
+    return text.translate({ord(c): None for c in fmt.delete})
+
+
+def _flexible(text: str, last: bool) -> str:
+    """Regex for a literal piece: any case, any run of whitespace; optional trailing punctuation."""
+    text = _clean_piece(text)
+    if last:
+        text = text.rstrip(_TRAILING + " ")
+    words = text.split()
+    body = r"\s+".join(re.escape(w) for w in words)
+    lead = r"\s*" if text[:1].isspace() else ""
+    tail = r"\s*" if text[-1:].isspace() and not last else ""
+    if last:
+        boundary = r"(?![A-Za-z0-9])" if text[-1:].isalnum() else ""
+        return lead + body + boundary + r"[.:;,'\"-]*" if body else ""
+    return lead + body + tail
+
+
+def _pieces(template: str) -> list[tuple[str, str]]:
+    """``[(kind, regex), ...]`` of a template: literal pieces and slots, in order, none empty."""
+    parts = split_template(template)
+    out: list[tuple[str, str]] = []
+    for index, (literal, slot) in enumerate(parts):
+        last = index == len(parts) - 1
+        regex = _flexible(literal, last)
+        if regex:
+            out.append(("literal", regex))
+        if slot is not None:
+            out.append((slot, _SLOT_PATTERNS[slot_kind(slot)]))
+    return out
+
+
+def key_grammar_text(domain: str, level: int, templates: Sequence[InducedTemplate]) -> str:
+    lines = [
+        f"// Answer keys of {domain} L{level}: {len(templates)} template(s), scaffolded by",
+        "// `keyaudit new-rule`. Each form_N is one template; slots are named rules.",
+    ]
+    for number, item in enumerate(templates, start=1):
+        lines.append(f"//   form_{number}: {item.template}  ({item.count} keys)")
+    lines += ["", "?start: " + " | ".join(f"form_{n}" for n in range(1, len(templates) + 1)), ""]
+    slots: set[str] = set()
+    for number, item in enumerate(templates, start=1):
+        body = []
+        for literal, slot in split_template(item.template):
+            if literal:
+                body.append(json.dumps(literal, ensure_ascii=False))
+            if slot is not None:
+                body.append(slot.lower())
+                slots.add(slot)
+        lines.append(f"form_{number}: " + " ".join(body))
+    lines.append("")
+    for slot in sorted(slots):
+        terminal = "CAPITAL" if slot_kind(slot) == "LETTER" else "DECIMAL"
+        lines.append(f"{slot.lower()}: {terminal}")
+    if any(slot_kind(s) == "LETTER" for s in slots):
+        lines += ["", "CAPITAL: /[A-Z]/"]
+    if any(slot_kind(s) == "NUMBER" for s in slots):
+        lines += ["", "%import .common.DECIMAL"]
+    return "\n".join(lines) + "\n"
+
+
+def answer_grammar_text(domain: str, level: int, templates: Sequence[InducedTemplate]) -> str:
+    n = len(templates)
+    lines = [
+        f"// The ANSWER line of a {domain} L{level} response: a STARTER grammar scaffolded by",
+        "// `keyaudit new-rule`. It recognises an answer that restates one of the key templates",
+        "// (any case, any spacing, trailing punctuation); everything else is filler, so any",
+        "// text parses. Replace the form_N rules with the constructions models really write:",
+        "// see physical_stability_answer.lark, gear_train_answer.lark, gauge_reading_answer.lark.",
+        "//",
+        "// Each terminal F<template>_<piece> carries a lookahead for the rest of its template, so",
+        "// it is only lexed when the whole template follows (LALR never stops half-way).",
+        "",
+        "start: _item*",
+        "_item: " + " | ".join(f"form_{i}" for i in range(1, n + 1)) + " | _filler",
+        "_filler: WORD | NUMBER | OTHER | SEP",
+        "",
+    ]
+    # Longer templates first: a template that is a prefix of another must not win.
+    order = sorted(range(n), key=lambda i: -len(templates[i].template))
+    priority = {index: 10 + n - rank for rank, index in enumerate(order)}
+    terminals: list[str] = []
+    slot_rules: dict[str, list[str]] = {}
+    for index, item in enumerate(templates):
+        pieces = _pieces(item.template)
+        body = []
+        for position, (kind, regex) in enumerate(pieces):
+            rest = r"\s*".join(r for _, r in pieces[position + 1 :])
+            pattern = regex + (f"(?=\\s*{rest})" if rest else "")
+            name = f"F{index + 1}_{position}"
+            terminals.append(f"{name}.{priority[index]}: {_lark_regex(pattern)}")
+            if kind == "literal":
+                body.append(name)
+            else:
+                body.append(kind.lower())
+                slot_rules.setdefault(kind.lower(), []).append(name)
+        lines.append(f"form_{index + 1}: " + " ".join(body))
+    lines.append("")
+    for slot, names in sorted(slot_rules.items()):
+        lines.append(f"{slot}: " + " | ".join(names))
+    lines += ["", *terminals, ""]
+    lines += ["%import .common (NUMBER, WORD, OTHER, SEP, WS)", "%ignore WS"]
+    return "\n".join(lines) + "\n"
+
+
+def _slot_names(templates: Sequence[InducedTemplate]) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in templates:
+        for slot in item.slots:
+            seen.setdefault(slot, None)
+    return list(seen)
+
+
+def _value_expr(slot: str, owner: str) -> str:
+    read = f"{owner}.{slot.lower()}"
+    return f"number({read})" if slot_kind(slot) == "NUMBER" else read
+
+
+def rule_text(
+    domain: str,
+    level: int,
+    templates: Sequence[InducedTemplate],
+    question: str = "",
+    examples: str = "",
+) -> str:
+    """The scaffolded rule file (``examples``: ready ``[[example]]`` blocks, appended)."""
+    slots = _slot_names(templates)
+    forms = " + ".join(f"find(answer, 'form_{i}')" for i in range(1, len(templates) + 1))
+    if slots:
+        said = "(kind(c), " + ", ".join(_value_expr(s, "c") for s in slots) + ")"
+    else:
+        said = "kind(c)"
+    out = [
+        f"# Scoring rule for {domain} L{level}: scaffolded by `keyaudit new-rule`; edit it.",
+        "# Workflow: keyaudit test-rule THIS_FILE  (examples, keys check, sample of verdicts).",
+        "",
+        "[rule]",
+        f"name = {json.dumps(domain)}",
+        'description = """',
+        f"STARTER rule for {domain} L{level}: accepts an answer that restates one key template",
+        "with the key's slot values. Replace with what the question asks and the key represents.",
+        '"""',
+        f"question = {json.dumps(question, ensure_ascii=False)}",
+        f"cells = [{{ domain = {json.dumps(domain)}, level = {level} }}]",
+        f'key_grammar = "{domain}_key.lark"',
+        f'answer_grammar = "{domain}_answer.lark"',
+        "",
+        "[answer]",
+        'label = "ANSWER:"',
+        'which = "last"',
+        "",
+        "# What the key says: its template and each slot. Two keys differ when one of these does.",
+        "[key]",
+        'form = "kind(key)"',
+    ]
+    out += [f"{s.lower()} = {json.dumps(_value_expr(s, 'key'))}" for s in slots]
+    out += [
+        "",
+        "# ---- values extracted from the answer ------------------------------------------",
+        "[[let]]",
+        'name = "claims"',
+        f'expr = "{forms}"',
+        "",
+        "# Distinct restatements: (template, slot values...).",
+        "[[let]]",
+        'name = "said"',
+        f'expr = "unique([{said} for c in claims])"',
+        "",
+        "[[let]]",
+        'name = "claim"',
+        'expr = "said[0] if len(said) == 1 else null"',
+        "",
+        "# ---- acceptance: the first clause that fails gives the reason ------------------",
+        "[[require]]",
+        'reason = "template missing"',
+        'check = "len(claims) > 0"',
+        'explain = "The answer restates no key template."',
+        "",
+        "[[require]]",
+        'reason = "templates conflict"',
+        'check = "len(said) == 1"',
+        'explain = "Several different restatements."',
+        "",
+        "[[require]]",
+        'reason = "wrong form"',
+        f'check = "{"claim[0]" if slots else "claim"} == target.form"',
+    ]
+    for position, slot in enumerate(slots, start=1):
+        out += [
+            "",
+            "[[require]]",
+            f'reason = "wrong {slot.lower()}"',
+            f'check = "claim[{position}] == target.{slot.lower()}"',
+        ]
+    out += ["", "[output]", f'form = "{"claim[0]" if slots else "claim"}"']
+    out += [f'{s.lower()} = "claim[{p}]"' for p, s in enumerate(slots, start=1)]
+    text = "\n".join(out) + "\n"
+    return text + ("\n" + examples if examples else "")
+
+
+def _toml_value(value: object) -> str:
+    if value is None:
+        return '""'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(value if isinstance(value, str) else str(value), ensure_ascii=False)
+
+
+def _example_block(note: str, key: str, answer: str, verdict, outputs: Sequence[str]) -> str:
+    extract = ", ".join(f"{name} = {_toml_value(verdict.values.get(name))}" for name in outputs)
+    return (
+        "[[example]]\n"
+        f"note = {json.dumps(note, ensure_ascii=False)}\n"
+        f"key = {json.dumps(key, ensure_ascii=False)}\n"
+        f"answer = {json.dumps(answer, ensure_ascii=False)}\n"
+        f"accept = {'true' if verdict.accept else 'false'}\n"
+        f"reason = {json.dumps(verdict.reason)}\n"
+        f"extract = {{ {extract} }}\n"
+    )
+
+
+def _examples(rule_path: Path, keys: Sequence[str]) -> str:
+    """Examples from real keys, with the verdicts the fresh rule gives (it must pass them)."""
+    rule = load_rule(rule_path)
+    scorer = Scorer(rule)
+    outputs = list(rule.outputs)
+    distinct = list(dict.fromkeys(keys))
+    parsed = [k for k in distinct if scorer.parse_key(k).node is not None]
+    blocks = ["# ---- examples (from real keys; add the phrasings models write) --------------"]
+    blocks.append('# In `extract`, "" stands for null (TOML has no null).\n')
+    chosen: list[str] = []
+    seen_targets: list[dict] = []
+    for key in parsed:  # keys with different [key] values first
+        target = scorer.parse_key(key).target
+        if target not in seen_targets:
+            seen_targets.append(target)
+            chosen.append(key)
+        if len(chosen) == N_EXAMPLES:
+            break
+    for key in chosen:
+        verdict = scorer.score_answer_text(key, key)
+        blocks.append(_example_block("a key restated as its own answer", key, key, verdict, outputs))
+    for index, key in enumerate(chosen):
+        others = [
+            k for k in parsed if scorer.parse_key(k).target != scorer.parse_key(key).target
+        ]
+        if not others:
+            continue
+        other = others[index % len(others)]
+        verdict = scorer.score_answer_text(key, other)
+        blocks.append(_example_block("another key as the answer", key, other, verdict, outputs))
+    if chosen:
+        answer = "I cannot tell from the image."
+        verdict = scorer.score_answer_text(chosen[0], answer)
+        blocks.append(_example_block("no template restated", chosen[0], answer, verdict, outputs))
+    return "\n".join(blocks)
+
+
+def scaffold_paths(domain: str, out: Path) -> tuple[Path, Path, Path]:
+    return (out / f"{domain}.toml", out / f"{domain}_key.lark", out / f"{domain}_answer.lark")
+
+
+def scaffold_rule(
+    domain: str, level: int, keys: Sequence[str], out: Path, question: str = ""
+) -> ScaffoldFiles:
+    """Write the three files of a new rule for ``keys`` (one cell's key strings) into ``out``.
+
+    Refuses (:class:`UsageError`) when any of the files exists or the cell has no keys. The rule
+    is loaded and its keys check run before returning; a scaffold that fails it is a bug here.
+    """
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", domain):
+        raise UsageError(f"{domain!r}: a domain name must be letters, digits and '_' only")
+    if not keys:
+        raise UsageError(f"{domain} L{level}: no keys in this cell")
+    paths = scaffold_paths(domain, out)
+    existing = [str(p) for p in paths if p.exists()]
+    if existing:
+        raise UsageError(
+            f"refusing to overwrite {', '.join(existing)}; remove the files or choose --out"
+        )
+    templates = tuple(induce_templates(keys)[:MAX_TEMPLATES])
+    key_text = key_grammar_text(domain, level, templates)
+    answer_text = answer_grammar_text(domain, level, templates)
+    out.mkdir(parents=True, exist_ok=True)
+    rule_path, key_path, answer_path = paths
+    key_path.write_text(key_text, encoding="utf-8")
+    answer_path.write_text(answer_text, encoding="utf-8")
+    draft = rule_text(domain, level, templates, question)
+    rule_path.write_text(draft, encoding="utf-8")
+    try:
+        examples = _examples(rule_path, keys)
+        final = rule_text(domain, level, templates, question, examples)
+        rule_path.write_text(final, encoding="utf-8")
+        load_rule(rule_path)
+    except Exception:
+        for path in paths:
+            path.unlink(missing_ok=True)
+        raise
+    return ScaffoldFiles(
+        rule_path, key_path, answer_path, final, key_text, answer_text, templates
+    )
+
