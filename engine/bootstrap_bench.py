@@ -129,6 +129,53 @@ def _time(fn, *args, repeats: int = 1) -> tuple[float, np.ndarray]:
     return best, out
 
 
+def multinomial_numpy(
+    counts: np.ndarray,
+    offsets: np.ndarray,
+    active: np.ndarray,
+    base_lo: np.ndarray,
+    base_hi: np.ndarray,
+    seed: int,
+    resamples: int,
+) -> np.ndarray:
+    """The fastest numpy form of the same bootstrap, for the speed comparison only.
+
+    Per model and stratum, one call draws every cluster index of every resample, one flat
+    ``bincount`` turns them into per-resample weights (how often each cluster is picked; the
+    multinomial weights), and a matrix product turns weights into resampled counts. Of the numpy
+    forms tried (``multinomial``, fancy-index gather, ``add.at``, row-wise ``bincount``) this was
+    the fastest by ~8x. It uses
+    numpy's own generator, so its replicates are not comparable draw for draw with the kernel's
+    (the reference, :func:`reference.diff_resamples_numpy`, is); only its speed is.
+    """
+    rng = np.random.default_rng(seed)
+    n_models, n_strata = active.shape
+    out = np.full((n_models, resamples), np.nan)
+    w_lo = np.where(base_lo < 1, 1 / (1 - np.minimum(base_lo, 0.999999)), 1.0)
+    w_hi = np.where(base_hi < 1, 1 / (1 - np.minimum(base_hi, 0.999999)), 1.0)
+    for m in range(n_models):
+        total = np.zeros(resamples)
+        used = np.zeros(resamples)
+        for s in range(n_strata):
+            if not active[m, s]:
+                continue
+            rows = counts[m, offsets[m, s] : offsets[m, s + 1]].astype(np.float64)
+            n = rows.shape[0]
+            picks = rng.integers(0, n, size=(resamples, n))
+            flat = (picks + (np.arange(resamples) * n)[:, None]).ravel()
+            weights = np.bincount(flat, minlength=resamples * n).reshape(resamples, n)
+            sums = weights @ rows  # (resamples, 4): correct_lo, total_lo, correct_hi, total_hi
+            ok = (sums[:, 1] > 0) & (sums[:, 3] > 0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                adj_lo = (sums[:, 0] / sums[:, 1] - base_lo[s]) * w_lo[s]
+                adj_hi = (sums[:, 2] / sums[:, 3] - base_hi[s]) * w_hi[s]
+            total += np.where(ok, adj_hi - adj_lo, 0.0)
+            used += ok
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[m] = total / used
+    return out
+
+
 def run_bootstrap_bench(
     models: int = 10,
     domains: int = 31,
@@ -168,13 +215,17 @@ def run_bootstrap_bench(
         np.array_equal(out1, outr, equal_nan=True) and np.array_equal(outn, outr, equal_nan=True)
     ):
         raise AssertionError("kernel and numpy reference disagree")  # pragma: no cover
+    tb, _ = _time(multinomial_numpy, *args[:5], seed, resamples)
     py_draws = _draws(sim.clusters, python_resamples)
     tp, _ = _time(reference.diff_resamples_python, *args, seed, 0, python_resamples)
-    numpy_rate = draws / tr
+    # Ratios are to the fastest numpy form (multinomial weights times counts), as the issue asks; the
+    # bit-exact numpy reference is slower because it replays the kernel's generator per draw.
+    numpy_rate = draws / tb
     for name, n_threads, secs in (
         ("kernel", 1, t1),
         ("kernel", threads, tn),
-        ("numpy reference", 1, tr),
+        ("numpy weights (fastest numpy form)", 1, tb),
+        ("numpy reference (bit-exact)", 1, tr),
     ):
         rows.append(
             BenchRow(
