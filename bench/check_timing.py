@@ -1,0 +1,140 @@
+"""Time ``keyaudit check rules/physical_stability.toml`` on the bundled example, cold and warm.
+
+    python bench/check_timing.py [--warm 5] [--resamples 10000]
+
+* **cold**: the first run with an empty numba cache, so the bootstrap kernel is JIT-compiled
+  (``cache=True`` writes to ``__pycache__`` next to ``engine/_bootstrap_kernel.py``, or to
+  ``NUMBA_CACHE_DIR`` when set; this script points ``NUMBA_CACHE_DIR`` at a fresh temporary
+  folder, which is the same as clearing the cache without touching the checkout);
+* **warm**: the next runs, which load the compiled kernel from that cache.
+
+Each run is a fresh ``keyaudit`` process (wall time, output to /dev/null, as a user would run
+it). A last in-process run splits the warm time by stage. Results go to
+``bench/results/check_timing.md``. Targets on the 2-core reference machine: cold < 5 s, warm < 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RULE = "rules/physical_stability.toml"
+RESULTS = ROOT / "bench" / "results" / "check_timing.md"
+
+
+def _keyaudit() -> list[str]:
+    exe = shutil.which("keyaudit")
+    return [exe] if exe else [sys.executable, "-c", "from keyaudit.cli.app import main; main()"]
+
+
+def run_once(env: dict[str, str], resamples: int) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [*_keyaudit(), "check", RULE, "--resamples", str(resamples)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - start
+
+
+STAGES = r"""
+import gc, io, sys, time
+T = time.perf_counter
+t0 = T()
+from keyaudit.engine.audit import Settings, prove_rules, run_audit
+from keyaudit.engine.benchmark import load_benchmark
+from keyaudit.engine.locate import example_benchmark_dir
+from keyaudit.engine.rule import load_rule
+from keyaudit.engine.scoring import Scorer
+from rich.console import Console
+from keyaudit.cli.check import render_audit, render_rules
+t1 = T()
+rule = load_rule("rules/physical_stability.toml")
+t2 = T()
+bench = load_benchmark(example_benchmark_dir())
+gc.freeze()
+t3 = T()
+scorers = [Scorer(rule)]
+proofs = prove_rules(bench, [rule], scorers)
+t4 = T()
+import keyaudit.engine._bootstrap_kernel
+t5 = T()
+audit = run_audit(bench, [rule], Settings(resamples=RESAMPLES), proofs=proofs, scorers=scorers)
+t6 = T()
+out = Console(file=io.StringIO(), width=120)
+render_rules(out, proofs)
+render_audit(out, audit)
+t7 = T()
+for name, value in [("imports (typer, rich, lark, numpy)", t1 - t0), ("rule load (grammars)", t2 - t1),
+                    ("benchmark load (155,000 keys, 27,500 responses)", t3 - t2),
+                    ("rule proof (examples, keys check)", t4 - t3), ("numba import + kernel cache load", t5 - t4),
+                    ("audit (score, baselines, structure, flags, 2 bootstraps)", t6 - t5),
+                    ("terminal rendering", t7 - t6)]:
+    print(f"{name}\t{value:.3f}")
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--warm", type=int, default=5, help="Warm runs after the cold one.")
+    parser.add_argument("--resamples", type=int, default=10_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="keyaudit-numba-cache-") as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        cold = run_once(env, args.resamples)
+        warm = [run_once(env, args.resamples) for _ in range(args.warm)]
+        stages = subprocess.run(
+            [sys.executable, "-c", STAGES.replace("RESAMPLES", str(args.resamples))],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    import numba
+    import numpy
+
+    lines = [
+        "# `keyaudit check` timing",
+        "",
+        f"Command: `keyaudit check {RULE} --resamples {args.resamples:,}` on the bundled example"
+        " (GRIP-Benchmark-34: 155,000 keys, 27,500 stored responses of 10 models).",
+        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs; Python {platform.python_version()},"
+        f" numba {numba.__version__}, numpy {numpy.__version__}. Each run is a fresh process; wall"
+        " time includes interpreter start-up and imports.",
+        "",
+        "| run | wall s | target |",
+        "|---|---:|---:|",
+        f"| cold (empty numba cache: JIT compile) | {cold:.2f} | < 5 |",
+        f"| warm, median of {len(warm)} | {statistics.median(warm):.2f} | < 2 |",
+        f"| warm, min | {min(warm):.2f} | |",
+        f"| warm, max | {max(warm):.2f} | |",
+        "",
+        "Warm run split by stage (one in-process run, numba cache warm):",
+        "",
+        "| stage | s |",
+        "|---|---:|",
+    ]
+    for row in stages.strip().splitlines():
+        name, value = row.split("\t")
+        lines.append(f"| {name} | {float(value):.3f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
