@@ -41,7 +41,8 @@ _register_bench()
 def main() -> None:
     """Console-script entry point: run the app, turning KeyauditError into one line + exit 2."""
     try:
-        app(standalone_mode=False)
+        # Without standalone mode click returns a command's exit code instead of exiting.
+        code = app(standalone_mode=False)
     except KeyauditError as error:
         from .common import err_console
 
@@ -58,3 +59,4 @@ def main() -> None:
             error.show()
             sys.exit(error.exit_code)
         raise
+    sys.exit(code if isinstance(code, int) else 0)

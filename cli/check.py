@@ -4,6 +4,10 @@ Thin: :func:`keyaudit.engine.audit.prove_rules` and :func:`~keyaudit.engine.audi
 compute; this module renders their result as rich tables and writes the requested files. A rule
 that fails one of its own examples or the keys check stops the run with exit code 1 after showing
 why. The audit modules (numba) are imported inside the command, so ``keyaudit --help`` stays fast.
+
+Exit codes are raised as ``SystemExit``, not ``typer.Exit``: ``app.main`` runs click with
+``standalone_mode=False``, where a ``typer.Exit`` becomes a return value that ``main`` does not pass
+on, so ``keyaudit check`` would exit 0 after a failing rule.
 """
 
 from __future__ import annotations
@@ -86,7 +90,7 @@ def check(
         )
     except KeyauditError as error:
         err_console.print(f"keyaudit: error: {error}", markup=False, soft_wrap=True)
-        raise typer.Exit(error.exit_code) from None
+        raise SystemExit(error.exit_code) from None
 
 
 def _check(
@@ -125,7 +129,7 @@ def _check(
     if not all(p.passed for p in proofs):
         if json_target is not None:
             _write_text(json_target, dumps({"passed": False, **proofs_to_json(proofs)}))
-        raise typer.Exit(1)
+        raise SystemExit(1)
 
     audit = run_audit(
         benchmark, rules, settings, proofs=proofs, progress=_progress(out), scorers=scorers

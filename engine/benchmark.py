@@ -14,16 +14,25 @@ keyaudit only ever opens these files for reading.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from . import keycache
 from .errors import DataError, located
 from .jsonl import jsonl_files, read_jsonl, require_field
 from .strict import strict_correct
 from .tomlfile import load_toml
+
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("keyaudit")
+except Exception:  # noqa: BLE001 - not installed (running from a checkout)
+    __version__ = "0"
 
 DEFAULT_ID_PATTERN = r"^(?P<domain>.+)_(?P<image>\d+)_q(?P<level>\d+)$"
 _REQUIRED_GROUPS = ("domain", "image", "level")
@@ -52,12 +61,12 @@ class BenchmarkConfig:
     source: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class ItemRef:
+class ItemRef(NamedTuple):
     """Where an item sits: its cell (domain, level) and its image cluster.
 
     ``cluster`` is ``"<domain>_<image>"``: all questions about one image share it, which is what
-    the bootstrap resamples.
+    the bootstrap resamples. (Named tuples, not dataclasses: a corpus has ~10^5 of them and
+    tuples are several times cheaper to create.)
     """
 
     domain: str
@@ -65,8 +74,7 @@ class ItemRef:
     level: int
 
 
-@dataclass(frozen=True, slots=True)
-class KeyItem:
+class KeyItem(NamedTuple):
     """One answer key: an item id, where it sits, and the key string exactly as stored."""
 
     id: str
@@ -99,6 +107,7 @@ class Benchmark:
     keys: dict[str, KeyItem]
     responses: tuple[Response, ...] = ()
     response_files: dict[str, Path] = field(default_factory=dict)
+    _index: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -118,14 +127,22 @@ class Benchmark:
 
     def keys_in_cell(self, domain: str, level: int) -> list[KeyItem]:
         """All keys of one cell of the full corpus, in id order."""
-        return sorted(
-            (k for k in self.keys.values() if k.ref.domain == domain and k.ref.level == level),
-            key=lambda k: k.id,
-        )
+        return list(self._cell_index().get((domain, level), ()))
 
     def cells(self) -> list[tuple[str, int]]:
         """Every (domain, level) cell of the key corpus, sorted."""
-        return sorted({(k.ref.domain, k.ref.level) for k in self.keys.values()})
+        return sorted(self._cell_index())
+
+    def _cell_index(self) -> dict[tuple[str, int], tuple[KeyItem, ...]]:
+        """Keys grouped by cell, each group in id order; built once, on first use."""
+        index = self._index.get("cells")
+        if index is None:
+            grouped: dict[tuple[str, int], list[KeyItem]] = {}
+            for key in self.keys.values():
+                grouped.setdefault((key.ref.domain, key.ref.level), []).append(key)
+            index = {cell: tuple(sorted(keys)) for cell, keys in grouped.items()}
+            self._index["cells"] = index
+        return index
 
 
 _CONFIG_KEYS = {"name", "id_pattern", "roster", "fields", "description", "source"}
@@ -201,41 +218,77 @@ def parse_item_id(item_id: str, pattern: re.Pattern[str], path: Path, line: int)
                 f"id {item_id!r} does not match the id pattern {pattern.pattern!r}",
             )
         )
-    domain, image, level = (match.group(g) for g in _REQUIRED_GROUPS)
+    domain, image, level = match.group("domain", "image", "level")
     try:
         level_number = int(level)
     except ValueError:
         raise DataError(
             located(path, line, None, f"id {item_id!r}: level {level!r} is not an integer")
         ) from None
-    return ItemRef(domain=domain, cluster=f"{domain}_{image}", level=level_number)
+    return ItemRef(domain, domain + "_" + image, level_number)
 
 
 def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
-    """Every key of ``keys/``; a duplicate id anywhere in the corpus is an error."""
+    """Every key of ``keys/``; a duplicate id anywhere in the corpus is an error.
+
+    A corpus that validated before, unchanged since, is read from :mod:`.keycache`.
+    """
     folder = root / "keys"
     files = jsonl_files(folder) if folder.is_dir() else []
     if not files:
         raise DataError(
             located(folder, None, None, "no keys: expected keys/*.jsonl or keys/*.jsonl.gz")
         )
+    settings = repr((config.id_pattern.pattern, config.fields, __version__))
+    cached = keycache.read(files, settings)
+    if cached is not None:
+        ids, answers, domains, clusters, levels = cached
+        return {
+            item_id: KeyItem(item_id, ItemRef(domain, cluster, level), answer)
+            for item_id, answer, domain, cluster, level in zip(
+                ids, answers, domains, clusters, levels, strict=True
+            )
+        }
+    keys = _parse_keys(files, config)
+    keycache.write(
+        files,
+        settings,
+        (
+            list(keys),
+            [k.answer for k in keys.values()],
+            [k.ref.domain for k in keys.values()],
+            [k.ref.cluster for k in keys.values()],
+            [k.ref.level for k in keys.values()],
+        ),
+    )
+    return keys
+
+
+def _parse_keys(files: list[Path], config: BenchmarkConfig) -> dict[str, KeyItem]:
     names = config.fields
     keys: dict[str, KeyItem] = {}
-    seen_at: dict[str, str] = {}
+    seen_at: dict[str, tuple[Path, int]] = {}
     for path in files:
         for line, record in read_jsonl(path):
-            item_id = require_field(record, names.id, path, line, str)
-            answer = require_field(record, names.answer, path, line, str)
+            item_id = record.get(names.id)
+            answer = record.get(names.answer)
+            if type(item_id) is not str or type(answer) is not str:  # fast path: both valid
+                item_id = require_field(record, names.id, path, line, str)
+                answer = require_field(record, names.answer, path, line, str)
             if item_id in keys:
+                first_path, first_line = seen_at[item_id]
                 raise DataError(
                     located(
-                        path, line, None, f"duplicate id {item_id!r} (first at {seen_at[item_id]})"
+                        path,
+                        line,
+                        None,
+                        f"duplicate id {item_id!r} (first at {first_path.name}:{first_line})",
                     )
                 )
             keys[item_id] = KeyItem(
                 item_id, parse_item_id(item_id, config.id_pattern, path, line), answer
             )
-            seen_at[item_id] = f"{path.name}:{line}"
+            seen_at[item_id] = (path, line)
     return keys
 
 
@@ -304,16 +357,26 @@ def _load_model_file(
 
 
 def load_benchmark(root: str | Path, *, with_responses: bool = True) -> Benchmark:
-    """Load and validate a benchmark directory (never writes to it)."""
+    """Load and validate a benchmark directory (never writes to it).
+
+    The cyclic garbage collector is paused while the ~10^5 records are built: they hold no
+    cycles, and its repeated scans of the growing heap would otherwise cost a third of the load.
+    """
     root = Path(root)
     if not root.is_dir():
         raise DataError(located(root, None, None, "benchmark directory not found"))
     config = load_config(root)
-    keys = load_keys(root, config)
-    if not with_responses:
-        return Benchmark(root, config, keys)
-    responses, files = load_responses(root, config, keys)
-    return Benchmark(root, config, keys, responses, files)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        keys = load_keys(root, config)
+        if not with_responses:
+            return Benchmark(root, config, keys)
+        responses, files = load_responses(root, config, keys)
+        return Benchmark(root, config, keys, responses, files)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def evaluated_ids(responses: Iterable[Response]) -> set[str]:

@@ -332,11 +332,11 @@ def _examples(rule_path: Path, keys: Sequence[str]) -> str:
             break
     for key in chosen:
         verdict = scorer.score_answer_text(key, key)
-        blocks.append(_example_block("a key restated as its own answer", key, key, verdict, outputs))
+        blocks.append(
+            _example_block("a key restated as its own answer", key, key, verdict, outputs)
+        )
     for index, key in enumerate(chosen):
-        others = [
-            k for k in parsed if scorer.parse_key(k).target != scorer.parse_key(key).target
-        ]
+        others = [k for k in parsed if scorer.parse_key(k).target != scorer.parse_key(key).target]
         if not others:
             continue
         other = others[index % len(others)]
@@ -389,7 +389,4 @@ def scaffold_rule(
         for path in paths:
             path.unlink(missing_ok=True)
         raise
-    return ScaffoldFiles(
-        rule_path, key_path, answer_path, final, key_text, answer_text, templates
-    )
-
+    return ScaffoldFiles(rule_path, key_path, answer_path, final, key_text, answer_text, templates)

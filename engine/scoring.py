@@ -20,6 +20,9 @@ from .errors import ExpressionError
 from .grammar import GrammarParseError
 from .rule import ANSWER_MISSING, ANSWER_UNPARSEABLE, KEY_UNPARSED, RULE_ERROR, AnswerFormat, Rule
 
+#: Most (key, answer) verdicts remembered by one scorer before the memo starts afresh.
+_MEMO_LIMIT = 65_536
+
 #: Longest answer text the grammar is given; longer text is cut (parsing time stays bounded).
 MAX_ANSWER_CHARS = 4000
 
@@ -94,6 +97,7 @@ class Scorer:
     def __init__(self, rule: Rule) -> None:
         self.rule = rule
         self._keys: dict[str, ParsedKey] = {}
+        self._memo: dict[tuple[str, str], Verdict] = {}
         attributes = rule.attributes
 
         def hook(name: str, node: Node) -> tuple[bool, Any]:
@@ -131,7 +135,21 @@ class Scorer:
         return self.score_answer_text(key, line.text)
 
     def score_answer_text(self, key: str, raw_answer: str) -> Verdict:
-        """Score the text of an answer line (after the label) against ``key``."""
+        """Score the text of an answer line (after the label) against ``key``.
+
+        Scoring is a pure function of (key, answer), so repeated pairs (the baseline tries every
+        candidate answer on every item) are answered from a bounded memo.
+        """
+        memo_key = (key, raw_answer)
+        verdict = self._memo.get(memo_key)
+        if verdict is None:
+            verdict = self._score_answer_text(key, raw_answer)
+            if len(self._memo) >= _MEMO_LIMIT:
+                self._memo.clear()
+            self._memo[memo_key] = verdict
+        return verdict
+
+    def _score_answer_text(self, key: str, raw_answer: str) -> Verdict:
         rule = self.rule
         parsed_key = self.parse_key(key)
         if parsed_key.node is None:

@@ -9,6 +9,14 @@ from dataclasses import dataclass
 import pytest
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_key_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests never touch the user's key cache (engine/keycache.py): they get their own folder."""
+    import os
+
+    os.environ["KEYAUDIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("keycache"))
+
+
 @dataclass
 class CliResult:
     code: int

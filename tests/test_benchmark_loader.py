@@ -209,3 +209,33 @@ def test_missing_directory_and_empty_keys(tmp_path: Path, run_cli) -> None:
     assert result.code == 2 and "benchmark directory not found" in result.err
     result = run_cli("check", "physical_stability", "--bench", str(tmp_path))
     assert result.code == 2 and "no keys" in result.err
+
+
+def test_key_cache_gives_the_same_corpus_and_follows_changes(
+    bench: Path, tmp_path_factory, monkeypatch
+) -> None:
+    cache = tmp_path_factory.mktemp("cache-test")
+    monkeypatch.setenv("KEYAUDIT_CACHE_DIR", str(cache))
+    first = load_benchmark(bench, with_responses=False).keys
+    assert len(list(cache.glob("*.marshal"))) == 1
+    second = load_benchmark(bench, with_responses=False).keys
+    assert second == first and list(second) == list(first)
+    path = bench / "keys" / "physical_stability.jsonl"
+    write_jsonl(
+        path,
+        [
+            *path.read_text(encoding="utf-8").splitlines(),
+            {"id": "physical_stability_0009_q5", "answer": "new"},
+        ],
+    )
+    third = load_benchmark(bench, with_responses=False).keys
+    assert third["physical_stability_0009_q5"].answer == "new"
+    # A file that became malformed is reported again, never served from the cache.
+    write_jsonl(path, [*path.read_text(encoding="utf-8").splitlines(), "{oops"])
+    with pytest.raises(DataError, match="malformed JSON"):
+        load_benchmark(bench, with_responses=False)
+
+
+def test_key_cache_can_be_turned_off(bench: Path, tmp_path_factory, monkeypatch) -> None:
+    monkeypatch.setenv("KEYAUDIT_CACHE_DIR", "off")
+    assert len(load_benchmark(bench, with_responses=False).keys) == 3

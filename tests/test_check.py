@@ -499,3 +499,16 @@ def test_help_does_not_import_numba() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_console_script_exit_codes(run_cli, small_bench: Path, tmp_path: Path) -> None:
+    """Through ``main`` (the installed ``keyaudit``), not only CliRunner: 1 for a failing rule, 2
+    for a usage error."""
+    text = RULE.read_text(encoding="utf-8").replace(
+        'answer = "unstable"\naccept = false', 'answer = "unstable"\naccept = true', 1
+    )
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    assert run_cli("check", str(path), "--bench", str(small_bench)).code == 1
+    bad = run_cli("check", str(RULE), "--bench", str(small_bench), "--levels", "x")
+    assert bad.code == 2 and bad.err.startswith("keyaudit: error: --levels")
