@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import DataError, located
-from .jsonl import read_jsonl, require_field
+from .jsonl import parse_lines, read_jsonl, require_field
 
 
 @dataclass(frozen=True)
@@ -27,25 +26,10 @@ def read_cases(source: Path | TextIO) -> Iterator[Case]:
         rows = read_jsonl(source)
         name: Path | str = source
     else:
-        rows = _read_stream(source)
+        rows = parse_lines(source, "<stdin>")
         name = "<stdin>"
     for line, record in rows:
         path = Path(str(name))
         key = require_field(record, "key", path, line, str)
         response = require_field(record, "response", path, line, str)
         yield Case(record.get("id"), key, response)
-
-
-def _read_stream(stream: TextIO) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(stream, start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise DataError(
-                located("<stdin>", number, error.colno, f"malformed JSON: {error.msg}")
-            ) from None
-        if not isinstance(value, dict):
-            raise DataError(located("<stdin>", number, None, "expected a JSON object on each line"))
-        yield number, value

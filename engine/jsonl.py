@@ -10,7 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -40,24 +40,27 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """
     try:
         with _open_text(path) as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise DataError(
-                        located(path, number, error.colno, f"malformed JSON: {error.msg}")
-                    ) from None
-                if not isinstance(value, dict):
-                    raise DataError(
-                        located(path, number, None, "expected a JSON object on each line")
-                    )
-                yield number, value
+            yield from parse_lines(handle, path)
     except UnicodeDecodeError as error:
         raise DataError(located(path, None, None, f"not UTF-8 text: {error.reason}")) from None
     except (OSError, EOFError, gzip.BadGzipFile) as error:
         raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
+
+
+def parse_lines(lines: Iterable[str], name: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of ``lines`` (a file or a stream such as stdin) with their line numbers."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise DataError(
+                located(name, number, error.colno, f"malformed JSON: {error.msg}")
+            ) from None
+        if not isinstance(value, dict):
+            raise DataError(located(name, number, None, "expected a JSON object on each line"))
+        yield number, value
 
 
 def require_field(

@@ -45,3 +45,13 @@ def test_first_answer_line_can_be_chosen() -> None:
 )
 def test_strict_scorer(response: str, key: str, correct: bool) -> None:
     assert strict_correct(response, key) is correct
+
+
+def test_public_api_is_importable_from_the_engine_package() -> None:
+    import keyaudit.engine as engine
+
+    assert engine.strict_correct is strict_correct
+    for name in engine.__all__:
+        assert getattr(engine, name) is not None
+    with pytest.raises(AttributeError):
+        _ = engine.no_such_name
