@@ -12,6 +12,7 @@ import sys
 import typer
 from keyaudit.engine.errors import KeyauditError
 
+from .authoring import new_rule, test_rule
 from .check import check
 from .keys import flag, keys
 from .score import score
@@ -27,6 +28,8 @@ app.command()(check)
 app.command()(score)
 app.command()(keys)
 app.command()(flag)
+app.command("new-rule")(new_rule)
+app.command("test-rule")(test_rule)
 
 
 def _register_bench() -> None:

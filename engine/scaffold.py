@@ -1,4 +1,4 @@
-"""Scaffold a new rule from a cell's answer keys: a rule file and two grammars that already work.
+"""Scaffold a new rule from a cell's answer keys, and test a rule: the authoring loop's engine.
 
 ``keyaudit new-rule DOMAIN --level L`` writes ``<domain>.toml``, ``<domain>_key.lark`` and
 ``<domain>_answer.lark``. They are a starting point, not a finished rule: the starter answer
@@ -18,19 +18,25 @@ How the files are built from the induced templates (:func:`keystructure.induce_t
 - ``[key]`` holds the template (``kind(key)``) and each slot (numbers through ``number()``, so
   ``65`` and ``65.0`` are equal); the requirements reject a missing template, several different
   restatements, and then the first component that differs.
+
+:func:`test_rule` is ``keyaudit test-rule``: the rule's examples, its keys check on each of its
+cells, the keys its grammar rejects, and a sample of stored responses per verdict and reason.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .benchmark import Benchmark
 from .errors import UsageError
 from .keystructure import InducedTemplate, induce_templates
-from .rule import AnswerFormat, load_rule
+from .rule import AnswerFormat, Rule, load_rule
+from .rulecheck import ExampleResult, KeysCheck, keys_check, run_examples
 from .scoring import Scorer
 
 #: Most templates a scaffold spells out; keys of rarer templates are left to the author (the keys
@@ -171,7 +177,7 @@ def answer_grammar_text(domain: str, level: int, templates: Sequence[InducedTemp
     order = sorted(range(n), key=lambda i: -len(templates[i].template))
     priority = {index: 10 + n - rank for rank, index in enumerate(order)}
     terminals: list[str] = []
-    slot_rules: dict[str, list[str]] = {}
+    slot_rules: list[str] = []
     for index, item in enumerate(templates):
         pieces = _pieces(item.template)
         body = []
@@ -183,12 +189,15 @@ def answer_grammar_text(domain: str, level: int, templates: Sequence[InducedTemp
             if kind == "literal":
                 body.append(name)
             else:
-                body.append(kind.lower())
-                slot_rules.setdefault(kind.lower(), []).append(name)
+                # One slot rule per template, aliased to the slot's name: shared slot rules would
+                # merge LALR lookaheads across templates and the lexer would pick another
+                # template's (identical) next terminal.
+                rule_name = f"f{index + 1}_{kind.lower()}"
+                body.append(rule_name)
+                slot_rules.append(f"{rule_name}: {name} -> {kind.lower()}")
         lines.append(f"form_{index + 1}: " + " ".join(body))
     lines.append("")
-    for slot, names in sorted(slot_rules.items()):
-        lines.append(f"{slot}: " + " | ".join(names))
+    lines += slot_rules
     lines += ["", *terminals, ""]
     lines += ["%import .common (NUMBER, WORD, OTHER, SEP, WS)", "%ignore WS"]
     return "\n".join(lines) + "\n"
@@ -213,8 +222,13 @@ def rule_text(
     templates: Sequence[InducedTemplate],
     question: str = "",
     examples: str = "",
+    trim: str | None = None,
 ) -> str:
-    """The scaffolded rule file (``examples``: ready ``[[example]]`` blocks, appended)."""
+    """The scaffolded rule file (``examples``: ready ``[[example]]`` blocks, appended).
+
+    ``trim``: the ``[answer] trim`` characters when the default would cut the keys' own first or
+    last character (``-2; orientable`` starts with a minus the default trims).
+    """
     slots = _slot_names(templates)
     forms = " + ".join(f"find(answer, 'form_{i}')" for i in range(1, len(templates) + 1))
     if slots:
@@ -239,6 +253,7 @@ def rule_text(
         "[answer]",
         'label = "ANSWER:"',
         'which = "last"',
+        *([f"trim = {json.dumps(trim)}"] if trim is not None else []),
         "",
         "# What the key says: its template and each slot. Two keys differ when one of these does.",
         "[key]",
@@ -349,6 +364,15 @@ def _examples(rule_path: Path, keys: Sequence[str]) -> str:
     return "\n".join(blocks)
 
 
+def answer_trim(keys: Sequence[str]) -> str | None:
+    """Default trim characters minus those some key starts or ends with; None if none do."""
+    default = AnswerFormat().trim
+    ends = {c for key in keys for c in (key[:1], key[-1:]) if c}
+    if not ends & set(default):
+        return None
+    return "".join(c for c in default if c not in ends)
+
+
 def scaffold_paths(domain: str, out: Path) -> tuple[Path, Path, Path]:
     return (out / f"{domain}.toml", out / f"{domain}_key.lark", out / f"{domain}_answer.lark")
 
@@ -378,11 +402,12 @@ def scaffold_rule(
     rule_path, key_path, answer_path = paths
     key_path.write_text(key_text, encoding="utf-8")
     answer_path.write_text(answer_text, encoding="utf-8")
-    draft = rule_text(domain, level, templates, question)
+    trim = answer_trim(keys)
+    draft = rule_text(domain, level, templates, question, trim=trim)
     rule_path.write_text(draft, encoding="utf-8")
     try:
         examples = _examples(rule_path, keys)
-        final = rule_text(domain, level, templates, question, examples)
+        final = rule_text(domain, level, templates, question, examples, trim)
         rule_path.write_text(final, encoding="utf-8")
         load_rule(rule_path)
     except Exception:
@@ -390,3 +415,116 @@ def scaffold_rule(
             path.unlink(missing_ok=True)
         raise
     return ScaffoldFiles(rule_path, key_path, answer_path, final, key_text, answer_text, templates)
+
+
+# --------------------------------------------------------------------------- test-rule
+
+
+@dataclass(frozen=True)
+class UnparsedKeyReport:
+    """A key of the cell that the key grammar rejects: its ids, its text and the grammar error."""
+
+    ids: tuple[str, ...]
+    text: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ResponseSample:
+    """One scored stored response shown as a sample of its verdict/reason."""
+
+    id: str
+    model: str
+    key: str
+    answer: str | None
+    values: dict
+    detail: str
+
+
+@dataclass(frozen=True)
+class CellTest:
+    """What ``test-rule`` found in one cell: the keys check, unparsed keys, response verdicts."""
+
+    cell: str
+    keys: KeysCheck
+    unparsed: tuple[UnparsedKeyReport, ...]
+    #: reason ("" = accepted) -> how many responses, all models together.
+    reasons: dict[str, int]
+    #: model -> reason -> count.
+    per_model: dict[str, dict[str, int]]
+    samples: dict[str, tuple[ResponseSample, ...]]
+
+
+@dataclass(frozen=True)
+class RuleTest:
+    """The result of ``keyaudit test-rule``: examples, then each cell of the rule."""
+
+    rule: Rule
+    examples: tuple[ExampleResult, ...]
+    cells: tuple[CellTest, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.examples) and all(c.keys.passed for c in self.cells)
+
+
+def test_rule(rule: Rule, benchmark: Benchmark, per_reason: int = 3) -> RuleTest:
+    """Run a rule's examples, its keys check on each of its cells, and score stored responses.
+
+    ``per_reason`` responses are kept as samples of each verdict (the first ones in id order, so
+    the output is stable). A cell with no keys in the benchmark is a usage error.
+    """
+    scorer = Scorer(rule)
+    examples = tuple(run_examples(scorer))
+    cells = []
+    for cell in rule.cells:
+        items = benchmark.keys_in_cell(cell.domain, cell.level)
+        if not items:
+            raise UsageError(f"{cell}: the benchmark at {benchmark.root} has no keys in this cell")
+        check = keys_check(scorer, [k.answer for k in items], rule.answer_format.label)
+        ids: dict[str, list[str]] = {}
+        for item in items:
+            ids.setdefault(item.answer, []).append(item.id)
+        unparsed = tuple(
+            UnparsedKeyReport(tuple(ids[text]), text, error)
+            for text, error in sorted(check.unparsed.items())
+        )
+        reasons: Counter[str] = Counter()
+        per_model: dict[str, Counter[str]] = {}
+        samples: dict[str, list[ResponseSample]] = {}
+        responses = sorted(
+            (
+                r
+                for r in benchmark.responses
+                if r.ref.domain == cell.domain and r.ref.level == cell.level
+            ),
+            key=lambda r: (r.id, r.model),
+        )
+        for response in responses:
+            key = benchmark.keys[response.id].answer
+            verdict = scorer.score(key, response.text)
+            reasons[verdict.reason] += 1
+            per_model.setdefault(response.model, Counter())[verdict.reason] += 1
+            kept = samples.setdefault(verdict.reason, [])
+            if len(kept) < per_reason:
+                kept.append(
+                    ResponseSample(
+                        response.id,
+                        response.model,
+                        key,
+                        verdict.answer_text,
+                        verdict.values,
+                        verdict.detail,
+                    )
+                )
+        cells.append(
+            CellTest(
+                str(cell),
+                check,
+                unparsed,
+                dict(reasons.most_common()),
+                {m: dict(c.most_common()) for m, c in sorted(per_model.items())},
+                {reason: tuple(kept) for reason, kept in samples.items()},
+            )
+        )
+    return RuleTest(rule, examples, tuple(cells))

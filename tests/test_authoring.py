@@ -1,0 +1,140 @@
+"""The authoring loop: ``new-rule`` scaffolds files that load and pass ``test-rule``; exit codes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from keyaudit.engine.benchmark import load_benchmark
+from keyaudit.engine.errors import UsageError
+from keyaudit.engine.locate import bundled_rules_dir, example_benchmark_dir
+from keyaudit.engine.rule import load_rule
+from keyaudit.engine.rulecheck import keys_check, run_examples
+from keyaudit.engine.scaffold import scaffold_rule, split_template
+from keyaudit.engine.scoring import Scorer
+
+
+@pytest.mark.parametrize(
+    ("domain", "level"), [("gauge_reading", 5), ("gear_train", 5), ("physical_stability", 5)]
+)
+def test_new_rule_scaffold_passes_test_rule(tmp_path: Path, run_cli, domain, level) -> None:
+    made = run_cli("new-rule", domain, "--level", str(level), "--out", str(tmp_path))
+    assert made.code == 0, made.err
+    for name in (f"{domain}.toml", f"{domain}_key.lark", f"{domain}_answer.lark"):
+        assert (tmp_path / name).is_file()
+        assert f"wrote {tmp_path / name}" in made.out
+    rule = load_rule(tmp_path / f"{domain}.toml")
+    assert rule.cells[0].domain == domain and len(rule.examples) >= 3
+    tested = run_cli("test-rule", str(tmp_path / f"{domain}.toml"))
+    assert tested.code == 0, tested.out + tested.err
+    assert "keys check: pass" in tested.out
+    assert "rule OK" in tested.out
+
+
+def test_new_rule_refuses_to_overwrite(tmp_path: Path, run_cli) -> None:
+    (tmp_path / "gear_train_answer.lark").write_text("// mine\n", encoding="utf-8")
+    result = run_cli("new-rule", "gear_train", "--level", "5", "--out", str(tmp_path))
+    assert result.code == 2
+    assert "refusing to overwrite" in result.err
+    assert (tmp_path / "gear_train_answer.lark").read_text(encoding="utf-8") == "// mine\n"
+    assert not (tmp_path / "gear_train.toml").exists()
+
+
+def test_new_rule_unknown_cell_is_a_usage_error(tmp_path: Path, run_cli) -> None:
+    result = run_cli("new-rule", "no_such_domain", "--level", "5", "--out", str(tmp_path))
+    assert result.code == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_scaffold_keeps_leading_minus_of_keys(tmp_path: Path) -> None:
+    keys = ["-2; orientable", "0; non-orientable", "-2; orientable", "2; orientable"]
+    files = scaffold_rule("signs", 1, keys, tmp_path)
+    scorer = Scorer(load_rule(files.rule))
+    assert all(r.passed for r in run_examples(scorer))
+    assert keys_check(scorer, keys).passed
+    assert scorer.score_answer_text("-2; orientable", "-2; Orientable.").accept
+
+
+def test_scaffold_answer_grammar_parses_any_text(tmp_path: Path) -> None:
+    keys = ["no; new value 65", "yes; new value 10.5", "no; new value 3"]
+    scorer = Scorer(load_rule(scaffold_rule("g", 5, keys, tmp_path).rule))
+    for text in ["no; new value", "yes; new value about 10.5", "no no no; 65 ;;", "ü → ✓ 3"]:
+        verdict = scorer.score_answer_text("no; new value 65", text)
+        assert verdict.reason in ("template missing", "wrong form", "wrong number"), verdict
+    accepted = scorer.score_answer_text("yes; new value 10.5", "Yes;  New value 10.50.")
+    assert accepted.accept and accepted.values == {"form": "form_2", "number": 10.5}
+
+
+def test_split_template() -> None:
+    assert split_template("a {LETTER_1}-{NUMBER} b") == [
+        ("a ", "LETTER_1"),
+        ("-", "NUMBER"),
+        (" b", None),
+    ]
+
+
+def test_scaffold_rejects_bad_domain_and_no_keys(tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        scaffold_rule("../x", 5, ["yes"], tmp_path)
+    with pytest.raises(UsageError):
+        scaffold_rule("x", 5, [], tmp_path)
+
+
+def test_test_rule_bundled_rules_pass(run_cli) -> None:
+    result = run_cli("test-rule", "gauge_reading", "--per-reason", "1")
+    assert result.code == 0, result.out
+    assert "Examples: 36/36 pass" in result.out
+    assert "verdicts on stored responses" in result.out
+    assert "values conflict" in result.out or "wrong value" in result.out
+    assert "extracted: verdict=" in result.out
+
+
+def _copy_rule(tmp_path: Path, name: str) -> Path:
+    for path in [bundled_rules_dir() / f"{name}.toml"]:
+        shutil.copy(path, tmp_path / path.name)
+    grammars = bundled_rules_dir().parent / "grammars"
+    for path in grammars.glob(f"{name}_*.lark"):
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path / f"{name}.toml"
+
+
+def test_test_rule_exit_1_on_failing_example(tmp_path: Path, run_cli) -> None:
+    rule = _copy_rule(tmp_path, "gear_train")
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(
+        text
+        + '\n[[example]]\nkey = "increase; direction unchanged"\n'
+        + 'answer = "increase; direction unchanged"\naccept = false\nreason = "wrong speed"\n',
+        encoding="utf-8",
+    )
+    result = run_cli("test-rule", str(rule))
+    assert result.code == 1
+    assert "FAIL" in result.out
+    assert "verdict: expected reject, got accept" in result.out
+
+
+def test_test_rule_exit_1_and_lists_unparsed_keys(tmp_path: Path, run_cli) -> None:
+    rule = _copy_rule(tmp_path, "gauge_reading")
+    key = tmp_path / "gauge_reading_key.lark"
+    key.write_text(
+        key.read_text(encoding="utf-8").replace("VERDICT: /yes|no/", "VERDICT: /no/"),
+        encoding="utf-8",
+    )
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(text.split("[[example]]")[0], encoding="utf-8")  # examples use yes keys
+    result = run_cli("test-rule", str(rule))
+    assert result.code == 1
+    assert "keys check: FAIL" in result.out
+    assert "unparsed gauge_reading_" in result.out
+    assert "column 1: expected" in result.out
+
+
+def test_test_rule_without_responses(tmp_path: Path, run_cli) -> None:
+    bench = tmp_path / "bench"
+    (bench / "keys").mkdir(parents=True)
+    shutil.copy(example_benchmark_dir() / "keys" / "gear_train.jsonl.gz", bench / "keys")
+    assert load_benchmark(bench).responses == ()
+    result = run_cli("test-rule", "gear_train", "--bench", str(bench))
+    assert result.code == 0, result.out + result.err
+    assert "no stored responses in this cell" in result.out
