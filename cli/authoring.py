@@ -83,7 +83,8 @@ def _render_cell(cell: CellTest) -> None:
     check = cell.keys
     console.print(
         f"\n[bold]{cell.cell}[/bold] keys check: {'pass' if check.passed else 'FAIL'} — "
-        f"{check.n_keys:,} keys, {check.distinct} distinct, {check.pairs_checked:,} pairs, "
+        f"{check.n_keys:,} keys, {check.distinct} distinct, {check.pairs_checked:,} pairs"
+        f"{'' if check.exhaustive else ' (sampled: too many distinct keys for all pairs)'}, "
         f"{len(check.failures)} failures, {len(check.unparsed)} unparsed",
         soft_wrap=True,
     )

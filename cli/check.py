@@ -245,8 +245,13 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
             if k.passed:
                 out.print(
                     f"[green]Keys check passes[/green] on {where}: {k.n_keys:,} keys, {k.distinct}"
-                    f" distinct strings each accepted as its own answer, {k.pairs_checked} pairs of"
-                    " different keys rejected."
+                    f" distinct strings each accepted as its own answer, {k.pairs_checked:,} pairs of"
+                    " different keys rejected"
+                    + (
+                        "."
+                        if k.exhaustive
+                        else " (a deterministic sample: too many keys for all pairs)."
+                    )
                 )
                 continue
             out.print(f"[red]Keys check fails on {where}[/red] ({k.n_keys:,} keys):")

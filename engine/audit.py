@@ -108,6 +108,8 @@ class CellKeysCheck:
     pairs_checked: int
     unparsed: tuple[tuple[str, str], ...]
     failures: tuple[KeysCheckFailure, ...]
+    #: False when each key was checked against a sample of the others (very large cells).
+    exhaustive: bool = True
 
     @property
     def passed(self) -> bool:
@@ -206,6 +208,7 @@ def prove_rules(
                         n_keys=result.n_keys,
                         distinct=result.distinct,
                         pairs_checked=result.pairs_checked,
+                        exhaustive=result.exhaustive,
                         unparsed=tuple(sorted(result.unparsed.items())),
                         failures=tuple(
                             KeysCheckFailure(f.key, f.answer, f.problem, f.reason)

@@ -323,8 +323,9 @@ def _rule_section(audit: Audit) -> list[str]:
             lines[-1] += (
                 f" The keys check passes over all {count(k.n_keys)} keys of"
                 f" {cell_name(k.domain, k.level)}: each of the {count(k.distinct)} distinct strings is"
-                f" accepted as its own answer, and all {count(k.pairs_checked)} pairs of strings with"
-                " different key values are rejected."
+                f" accepted as its own answer, and {'all ' if k.exhaustive else ''}"
+                f"{count(k.pairs_checked)} pairs of strings with different key values"
+                f"{'' if k.exhaustive else ' (an even, deterministic sample of all pairs)'} are rejected."
             )
         for cell in audit.cells:
             if cell.rule == proof.name:

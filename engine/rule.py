@@ -374,6 +374,13 @@ def load_rule(path: str | Path) -> Rule:
                 "attribute", index, "node", "node must be a grammar rule name or a list of them"
             )
         expr = compile_at("attribute", index, "expr", entry["expr"], {"self"})
+        if re.search(rf"\bself\s*\.\s*{re.escape(entry['name'])}\b", entry["expr"]):
+            raise loc.error(
+                "attribute",
+                index,
+                "expr",
+                f"attribute {entry['name']!r} reads itself (self.{entry['name']}): it would never finish",
+            )
         for kind in kinds:
             attributes.setdefault(kind, {})[entry["name"]] = expr
     names = {"key", "answer", "target"}

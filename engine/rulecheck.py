@@ -7,6 +7,9 @@ The keys check: every key, given as the answer to itself, must be accepted (a ke
 ever match means the rule is too strict or the grammar misses a template); and for each distinct
 key string, every other distinct string whose ``[key]`` values differ must be rejected when
 given as its answer (otherwise the rule is too loose). Keys that match no template are listed.
+A cell with so many distinct keys that all pairs would exceed :data:`MAX_PAIRS` (compass_bearing
+L5 has ~3,000: nine million pairs) checks each key against an even, deterministic sample of the
+others instead, and says so (``exhaustive`` is false).
 """
 
 from __future__ import annotations
@@ -58,6 +61,10 @@ def run_examples(scorer: Scorer) -> list[ExampleResult]:
     return results
 
 
+#: Most (key, other key) pairs the keys check scores; beyond, each key meets an even sample.
+MAX_PAIRS = 200_000
+
+
 @dataclass(frozen=True)
 class KeyFailure:
     """One failure of the keys check: which key, which answer, what went wrong."""
@@ -77,6 +84,8 @@ class KeysCheck:
     unparsed: dict[str, str] = field(default_factory=dict)
     failures: list[KeyFailure] = field(default_factory=list)
     pairs_checked: int = 0
+    #: False when the cell has so many distinct keys that each was checked against a sample.
+    exhaustive: bool = True
 
     @property
     def passed(self) -> bool:
@@ -96,14 +105,21 @@ def keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = None) ->
             result.unparsed[text] = key.error
         else:
             parsed[text] = key
-    for text, key in parsed.items():
+    texts = list(parsed)
+    per_key = len(texts) - 1
+    if len(texts) * per_key > MAX_PAIRS:
+        result.exhaustive = False
+        per_key = max(1, MAX_PAIRS // len(texts))
+    for position, text in enumerate(texts):
+        key = parsed[text]
         verdict = scorer.score(text, f"{label} {text}")
         if not verdict.accept:
             result.failures.append(
                 KeyFailure(text, text, "a key given as its own answer is rejected", verdict.reason)
             )
-        for other_text, other in parsed.items():
-            if other_text == text or other.target == key.target:
+        for other_text in _others(texts, position, per_key):
+            other = parsed[other_text]
+            if other.target == key.target:
                 continue
             result.pairs_checked += 1
             verdict = scorer.score(text, f"{label} {other_text}")
@@ -112,3 +128,16 @@ def keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = None) ->
                     KeyFailure(text, other_text, "a different key given as the answer is accepted")
                 )
     return result
+
+
+def _others(texts: list[str], position: int, count: int) -> list[str]:
+    """``count`` other strings for the key at ``position``: all of them, or an even spread.
+
+    The spread starts right after the key and steps evenly through the sorted list, so every key
+    meets neighbours and far-away strings alike, and the choice is the same on every run.
+    """
+    n = len(texts)
+    if count >= n - 1:
+        return texts[:position] + texts[position + 1 :]
+    step = (n - 1) / count
+    return [texts[(position + 1 + int(i * step)) % n] for i in range(count)]

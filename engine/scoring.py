@@ -100,11 +100,24 @@ class Scorer:
         self._memo: dict[tuple[str, str], Verdict] = {}
         attributes = rule.attributes
 
+        in_progress: set[tuple[int, str]] = set()
+
         def hook(name: str, node: Node) -> tuple[bool, Any]:
             table = attributes.get(node.kind)
             if table is None or name not in table:
                 return False, None
-            return True, table[name].evaluate({"self": node})
+            # An attribute that needs itself (directly or through others) would recurse forever.
+            token = (id(node), name)
+            if token in in_progress:
+                raise ExpressionError(
+                    f"attribute {name!r} of {node.kind!r} depends on itself; "
+                    "see [[attribute]] in the rule file"
+                )
+            in_progress.add(token)
+            try:
+                return True, table[name].evaluate({"self": node})
+            finally:
+                in_progress.discard(token)
 
         self._hook = hook if attributes else None
 

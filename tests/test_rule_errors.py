@@ -121,3 +121,23 @@ def test_rule_files_cannot_run_code(tmp_path: Path) -> None:
     text = GOOD.replace('check = "said != null"', "check = \"__import__('os') != null\"", 1)
     with pytest.raises(RuleError):
         load_rule(write(tmp_path, text))
+
+
+def test_attribute_reading_itself_is_refused_at_load(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        "expr = \"len(find(self, 'NOT_SUPPORT')) > 0\"", 'expr = "self.inverted"', 1
+    )
+    assert text != GOOD
+    with pytest.raises(RuleError, match="reads itself"):
+        load_rule(write(tmp_path, text))
+
+
+def test_attribute_cycle_gives_a_rule_error_verdict_not_a_crash(tmp_path: Path) -> None:
+    from keyaudit.engine.scoring import Scorer
+
+    text = GOOD.replace("expr = \"len(find(self, 'NOT_SUPPORT')) > 0\"", 'expr = "self.failing"', 1)
+    rule = load_rule(write(tmp_path, text[: text.index("[[example]]")]))
+    key = "unstable; after removing block E, the cumulative center of mass at the joint between block D and block C lies outside its supporting base"
+    verdict = Scorer(rule).score(key, "ANSWER: unstable; D's COM is beyond C")
+    assert (verdict.accept, verdict.reason) == (False, "rule error")
+    assert "depends on itself" in verdict.detail

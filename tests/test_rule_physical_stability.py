@@ -249,3 +249,19 @@ def _SCORER() -> Scorer:
     if not _CACHE:
         _CACHE.append(Scorer(load_rule(resolve_rule_path("physical_stability"))))
     return _CACHE[0]
+
+
+def test_keys_check_samples_evenly_when_a_cell_has_too_many_pairs(
+    scorer: Scorer, monkeypatch
+) -> None:
+    import keyaudit.engine.rulecheck as rulecheck
+
+    benchmark = load_benchmark(example_benchmark_dir(), with_responses=False)
+    keys = [k.answer for k in benchmark.keys_in_cell("physical_stability", 5)]
+    full = keys_check(scorer, keys)
+    monkeypatch.setattr(rulecheck, "MAX_PAIRS", 27)  # 9 distinct keys: 3 others each
+    sampled = keys_check(scorer, keys)
+    assert full.exhaustive and not sampled.exhaustive
+    assert 0 < sampled.pairs_checked <= 27 < full.pairs_checked
+    assert sampled.passed
+    assert rulecheck._others(list("abcdefghi"), 8, 3) == ["a", "c", "f"]
