@@ -25,7 +25,7 @@ def score(
 ) -> None:
     """Score each case's response against its key; print one JSON object per case, in order.
 
-    Output fields: id, accept, the rule's [output] values (physical_stability: status, joint), reason.
+    Output fields: id, accept, the rule's output values (physical_stability: status, joint), reason.
     """
     scorer = Scorer(load_rule(resolve_rule_path(rule)))
     source = sys.stdin if cases == "-" else Path(cases)

@@ -64,6 +64,7 @@ def get_parser() -> Lark:
         parser="lalr",
         propagate_positions=True,
         maybe_placeholders=True,
+        cache=True,  # LALR tables kept in the temp folder; rebuilt when the grammar changes
     )
 
 

@@ -79,17 +79,41 @@ def resolve_grammar(name: str, rule_dir: Path | None, origin: Path | None = None
     )
 
 
-def _import_loader(base_dir: Path):
-    """A Lark import loader: relative imports from ``base_dir``, then the bundled grammars."""
+class _ImportLoader:
+    """A Lark import loader: relative imports from ``base_dir``, then the bundled grammars.
 
-    def load(base_path: str | None, grammar_path: str) -> tuple[str, str]:
-        for folder in (base_dir, bundled_grammar_dir()):
+    A class with a stable ``repr`` (not a closure): Lark's parser cache keys on the options'
+    text, and every imported file's hash is checked when a cached parser is loaded.
+    """
+
+    def __init__(self, base_dir: Path) -> None:
+        self.base_dir = base_dir
+
+    def __call__(self, base_path: str | None, grammar_path: str) -> tuple[str, str]:
+        for folder in (self.base_dir, bundled_grammar_dir()):
             path = folder / grammar_path
             if path.is_file():
                 return str(path), path.read_text(encoding="utf-8")
         raise OSError(f"cannot find imported grammar {grammar_path!r}")
 
-    return load
+    def __repr__(self) -> str:
+        return f"_ImportLoader({str(self.base_dir)!r})"
+
+
+_import_loader = _ImportLoader
+
+
+class _NodeFactory:
+    """Lark's ``tree_class``: builds keyaudit nodes; a stable ``repr`` keeps Lark's cache valid."""
+
+    def __init__(self, grammar: CompiledGrammar) -> None:
+        self.grammar = grammar
+
+    def __call__(self, kind: str, children: list) -> Node:
+        return self.grammar._build_node(kind, children)
+
+    def __repr__(self) -> str:
+        return "keyaudit.Node"
 
 
 class CompiledGrammar:
@@ -108,7 +132,10 @@ class CompiledGrammar:
                 lexer="contextual",
                 start=start,
                 maybe_placeholders=False,
-                tree_class=self._build_node,
+                tree_class=_NodeFactory(self),
+                # Lark keeps the built LALR tables in the temp folder, keyed by the grammar's
+                # text and options, and rebuilds when the grammar or an imported file changes.
+                cache=True,
                 import_paths=[_import_loader(path.parent)],
                 source_path=str(path),
             )

@@ -4,7 +4,7 @@ Rates are fractions in [0, 1] (differences and their CIs are fractions too, not 
 points); a figure that does not exist (NaN, e.g. the difference of a model with no paired domain)
 is ``null``. The payload has no timestamp and no path that depends on the machine beyond the rule
 file as given, and is written with sorted keys, so the same inputs and seed give byte-identical
-output. The schema is documented in ``docs/check.md``.
+output. The schema is documented in README ("JSON schema of `check --json`").
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def proofs_to_json(proofs: tuple[RuleProof, ...]) -> dict[str, Any]:
 
 
 def audit_to_json(audit: Audit) -> dict[str, Any]:
-    """The full audit as a JSON-ready dict (see ``docs/check.md`` for every field)."""
+    """The full audit as a JSON-ready dict (README documents every field)."""
     s = audit.settings
     scope = audit.scope
     return {
