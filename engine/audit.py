@@ -28,6 +28,7 @@ from .benchmark import Benchmark, Response
 from .errors import UsageError
 from .flag import FlagRow, flag_cells
 from .keystructure import CellStructure, cell_structure
+from .locate import display_path
 from .rule import Rule
 from .rulecheck import keys_check, run_examples
 from .scoring import Scorer, jsonable
@@ -219,7 +220,7 @@ def prove_rules(
         proofs.append(
             RuleProof(
                 name=rule.name,
-                path=str(rule.path),
+                path=display_path(rule.path),
                 description=rule.description,
                 question=rule.question,
                 cells=tuple((c.domain, c.level) for c in rule.cells),

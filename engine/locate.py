@@ -44,3 +44,18 @@ def resolve_rule_path(argument: str) -> Path:
 def example_benchmark_dir() -> Path:
     """The embedded example benchmark (GRIP-Benchmark-34 keys, synthetic responses)."""
     return Path(str(resources.files(EXAMPLES_PACKAGE))) / "grip34"
+
+
+def display_path(path: Path) -> str:
+    """How reports name a rule file: ``rules/<name>.toml`` for a bundled rule, else as given.
+
+    A bundled rule's absolute path depends on where keyaudit is installed; reports that must be
+    byte-identical across machines name it by its place in the package instead.
+    """
+    try:
+        resolved = path.resolve()
+        if resolved.parent == bundled_rules_dir().resolve():
+            return f"rules/{resolved.name}"
+    except OSError:
+        pass
+    return str(path)

@@ -1,0 +1,53 @@
+"""README is the user's manual: its commands and its example report must stay true."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_quick_start_has_exactly_the_two_commands_and_ci_runs_the_test_one() -> None:
+    quick = README[README.index("## Quick start") : README.index("## What `keyaudit check` shows")]
+    commands = re.findall(r"```bash\n(.*?)\n```", quick, flags=re.S)
+    assert len(commands) == 2
+    assert commands[0].endswith("keyaudit check physical_stability")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands[1] in ci.splitlines()
+
+
+@pytest.mark.skipif(not (ROOT / "docs").exists(), reason="not a checkout")
+def test_example_report_in_readme_and_docs_is_what_check_writes(tmp_path: Path, run_cli) -> None:
+    target = tmp_path / "report.md"
+    result = run_cli("check", "physical_stability", "--markdown", str(target))
+    assert result.code == 0, result.err
+    written = target.read_text(encoding="utf-8")
+    assert (ROOT / "docs" / "example-report.md").read_text(encoding="utf-8") == written
+    embedded = README[
+        README.index("<!-- example-report:start -->\n") + 30 : README.index(
+            "\n<!-- example-report:end -->"
+        )
+    ]
+    assert embedded == written.rstrip()
+
+
+def test_every_function_of_the_rule_language_is_documented() -> None:
+    from keyaudit.engine.expr import FUNCTIONS
+
+    for name in FUNCTIONS:
+        assert f"- `{name}`:" in README, name
+
+
+def test_every_bundled_rule_and_its_reasons_are_documented() -> None:
+    from keyaudit.engine.locate import bundled_rule_names, resolve_rule_path
+    from keyaudit.engine.rule import load_rule
+
+    for name in bundled_rule_names():
+        rule = load_rule(resolve_rule_path(name))
+        assert f"| {name} L" in README
+        for reason in rule.reasons:
+            assert reason in README, (name, reason)
