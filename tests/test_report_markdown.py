@@ -73,7 +73,7 @@ def test_figures(report: str) -> None:
     assert "Synth Pine Chat" in report
     assert "No L4-to-L5 significance verdict changes" in report
     assert "`physical_stability_3000_q5`" in report
-    assert "| Synth Atlas XL    |  50 |          0.00% |          **98.00%** |" in report
+    assert "| Synth Atlas XL    |  50 |          0.00% |         **100.00%** |" in report
 
 
 def test_table_helper() -> None:
