@@ -316,7 +316,13 @@ def _render_structure(out: Console, audit: Audit) -> None:
 
 def _render_scope(out: Console, audit: Audit) -> None:
     scope = audit.scope
-    out.rule("[bold]Models[/bold]")
+    out.rule("[bold]Corpus and models[/bold]")
+    out.print(
+        f"{scope.n_keys:,} keys in {len(scope.domains)} domains"
+        f" (levels {', '.join(f'L{level}' for level in scope.levels)});"
+        f" {scope.n_responses:,} stored responses.",
+        markup=False,
+    )
     found = len(scope.models_found)
     text = f"{scope.benchmark}: {found} models found"
     if scope.roster:

@@ -258,6 +258,8 @@ class Scope:
     benchmark: str
     n_keys: int
     n_responses: int
+    domains: tuple[str, ...]
+    levels: tuple[int, ...]
     models_found: tuple[str, ...]
     roster: tuple[str, ...]
     missing_models: tuple[str, ...]
@@ -451,6 +453,8 @@ def run_audit(
         benchmark=benchmark.config.name,
         n_keys=len(benchmark.keys),
         n_responses=len(benchmark.responses),
+        domains=tuple(sorted({domain for domain, _ in benchmark.cells()})),
+        levels=tuple(sorted({level for _, level in benchmark.cells()})),
         models_found=benchmark.models,
         roster=benchmark.config.roster,
         missing_models=benchmark.missing_models,

@@ -127,6 +127,8 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         },
         "n_keys": scope.n_keys,
         "n_responses": scope.n_responses,
+        "domains": list(scope.domains),
+        "levels": list(scope.levels),
         "models_found": list(scope.models_found),
         "roster": list(scope.roster),
         "missing_models": list(scope.missing_models),

@@ -512,3 +512,13 @@ def test_console_script_exit_codes(run_cli, small_bench: Path, tmp_path: Path) -
     assert run_cli("check", str(path), "--bench", str(small_bench)).code == 1
     bad = run_cli("check", str(RULE), "--bench", str(small_bench), "--levels", "x")
     assert bad.code == 2 and bad.err.startswith("keyaudit: error: --levels")
+
+
+def test_check_prints_the_corpus_overview(run_cli) -> None:
+    result = run_cli("check", "physical_stability", "--resamples", "50")
+    assert result.code == 0, result.err
+    text = " ".join(result.out.split())
+    assert (
+        "155,000 keys in 11 domains (levels L1, L2, L3, L4, L5); 27,500 stored responses." in text
+    )
+    assert "10 models found of 16 in the roster" in text
