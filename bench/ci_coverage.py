@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from keyaudit.engine.bootstrap import bootstrap_clusters
 from keyaudit.engine.bootstrap_bench import simulate_clusters
 

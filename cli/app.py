@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 import typer
+
 from keyaudit.engine.errors import KeyauditError
 
 from .authoring import new_rule, test_rule

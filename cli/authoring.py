@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.table import Table
+
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.keystructure import require_cell
 from keyaudit.engine.locate import resolve_rule_path
 from keyaudit.engine.rule import load_rule
 from keyaudit.engine.scaffold import CellTest, scaffold_rule
 from keyaudit.engine.scaffold import test_rule as run_rule_test
-from rich.markup import escape
-from rich.table import Table
 
 from .common import BenchOption, bench_dir, console
 

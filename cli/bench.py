@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from keyaudit.engine.bootstrap_bench import BenchRow, cpu_count, run_bootstrap_bench
-from keyaudit.engine.errors import KeyauditError
 from rich.console import Console
 from rich.table import Table
+
+from keyaudit.engine.bootstrap_bench import BenchRow, cpu_count, run_bootstrap_bench
+from keyaudit.engine.errors import KeyauditError
 
 app = typer.Typer(help="Time keyaudit's numeric kernels on simulated data.", no_args_is_help=True)
 

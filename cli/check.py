@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from keyaudit.engine.errors import KeyauditError, UsageError
 from rich.console import Console
 from rich.table import Table
+
+from keyaudit.engine.errors import KeyauditError, UsageError
 
 from .common import BenchOption, JsonOption, bench_dir, console, err_console
 

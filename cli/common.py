@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from keyaudit.engine.locate import example_benchmark_dir
 from rich.console import Console
+
+from keyaudit.engine.locate import example_benchmark_dir
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)

@@ -9,14 +9,15 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.table import Table
+
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import FlagRow, flag_cells
 from keyaudit.engine.keystructure import CellStructure, TemplateStat, benchmark_structure
 from keyaudit.engine.locate import bundled_rule_names, resolve_rule_path
 from keyaudit.engine.rule import Rule, load_rule
-from rich.markup import escape
-from rich.table import Table
 
 from .common import BenchOption, JsonOption, bench_dir, console, pct, write_json
 

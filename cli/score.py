@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
 from keyaudit.engine.casefile import read_cases
 from keyaudit.engine.locate import resolve_rule_path
 from keyaudit.engine.rule import load_rule

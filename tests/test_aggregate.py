@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from keyaudit.engine.aggregate import (
     CellTable,
     Outcome,

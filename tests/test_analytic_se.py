@@ -3,6 +3,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from keyaudit.engine.aggregate import Outcome, cluster_counts
 from keyaudit.engine.analytic_se import analytic_difference_se
 from keyaudit.engine.bootstrap import bootstrap_clusters

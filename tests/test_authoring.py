@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.locate import bundled_rules_dir, example_benchmark_dir

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import DataError
 

@@ -6,6 +6,7 @@ import random
 import numba
 import numpy as np
 import pytest
+
 from keyaudit.engine.aggregate import Outcome, cell_table, cluster_counts, summarize
 from keyaudit.engine.bootstrap import (
     bootstrap_clusters,
@@ -257,8 +258,9 @@ def test_large_counts_fall_back_to_unpacked_kernel():
 
 
 def test_bench_cli_renders_table():
-    from keyaudit.cli.bench import app
     from typer.testing import CliRunner
+
+    from keyaudit.cli.bench import app
 
     args = ["bootstrap", "--models", "2", "--domains", "3", "--images", "5", "--resamples", "50"]
     result = CliRunner().invoke(app, [*args, "--no-corpus"], terminal_width=160)

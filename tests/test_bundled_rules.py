@@ -12,6 +12,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
+
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
 from keyaudit.engine.rule import load_rule

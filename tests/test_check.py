@@ -15,6 +15,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from keyaudit.cli.app import app
 from keyaudit.engine.audit import Settings, prove_rules, run_audit
 from keyaudit.engine.baselines import rule_baseline
@@ -24,7 +26,6 @@ from keyaudit.engine.locate import example_benchmark_dir, resolve_rule_path
 from keyaudit.engine.report_json import audit_to_json, dumps
 from keyaudit.engine.rule import load_rule
 from keyaudit.engine.scoring import Scorer
-from typer.testing import CliRunner
 
 EXAMPLE = example_benchmark_dir()
 RULE = resolve_rule_path("physical_stability")

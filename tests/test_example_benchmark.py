@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
+
 from keyaudit.engine.answer_line import find_answer_line
 from keyaudit.engine.examples import generate
 from keyaudit.engine.strict import strict_correct

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from keyaudit.engine import expr_eval
 from keyaudit.engine.errors import ExpressionError, KeyauditError, RuleError
 from keyaudit.engine.expr import (

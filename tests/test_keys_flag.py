@@ -14,6 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from keyaudit.cli.app import app, main
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
@@ -26,7 +28,6 @@ from keyaudit.engine.keystructure import (
 )
 from keyaudit.engine.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
 from keyaudit.engine.rule import load_rule
-from typer.testing import CliRunner
 
 EXAMPLE = example_benchmark_dir()
 RUNNER = CliRunner()

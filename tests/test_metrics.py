@@ -3,6 +3,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from keyaudit.engine.errors import DataError, KeyauditError
 from keyaudit.engine.metrics import (
     INDISTINGUISHABLE,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from keyaudit.engine.audit import Settings, run_audit
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.locate import example_benchmark_dir, resolve_rule_path

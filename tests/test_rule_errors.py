@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.locate import resolve_rule_path
 from keyaudit.engine.rule import load_rule

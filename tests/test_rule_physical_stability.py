@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.locate import example_benchmark_dir, resolve_rule_path
 from keyaudit.engine.rule import load_rule

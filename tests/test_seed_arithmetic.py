@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from keyaudit.engine.aggregate import CellTable, summarize
 from keyaudit.engine.metrics import adjusted_score, strict_baseline
 

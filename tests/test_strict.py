@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from keyaudit.engine.answer_line import find_answer_line
 from keyaudit.engine.strict import strict_correct
 
