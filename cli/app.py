@@ -7,6 +7,7 @@ the commands that need them, so ``keyaudit --help`` and ``keyaudit score`` start
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -43,7 +44,11 @@ _register_bench()
 
 
 def main() -> None:
-    """Console-script entry point: run the app, turning KeyauditError into one line + exit 2."""
+    """Console-script entry point: every failure is one line on stderr and an exit code.
+
+    2: a user error (:class:`KeyauditError`, bad options); 1: a rule failed its examples or keys
+    check; 3: an internal error (a bug; ``KEYAUDIT_DEBUG=1`` shows the traceback).
+    """
     try:
         # Without standalone mode click returns a command's exit code instead of exiting.
         code = app(standalone_mode=False)
@@ -56,11 +61,27 @@ def main() -> None:
         sys.exit(done.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
-    except Exception as error:  # click usage errors
-        import click
-
-        if isinstance(error, click.exceptions.ClickException):
+    except BrokenPipeError:  # `keyaudit ... | head`: the reader left; nothing to report
+        sys.stderr.close()
+        sys.exit(0)
+    except Exception as error:
+        # Usage errors (click's ClickException, which typer may vendor): shown as click shows them.
+        if callable(getattr(error, "show", None)) and isinstance(
+            getattr(error, "exit_code", None), int
+        ):
             error.show()
             sys.exit(error.exit_code)
-        raise
+        if os.environ.get("KEYAUDIT_DEBUG"):
+            raise
+        # A bug in keyaudit, not a user error: still one line, and the way to see the details.
+        from .common import err_console
+
+        message = " ".join(str(error).split()) or type(error).__name__
+        err_console.print(
+            f"keyaudit: internal error: {type(error).__name__}: {message} "
+            "(rerun with KEYAUDIT_DEBUG=1 for the traceback, and please report it)",
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(3)
     sys.exit(code if isinstance(code, int) else 0)

@@ -89,3 +89,23 @@ def test_score_does_not_import_numba(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip().splitlines()[-1] == "False"
+
+
+def test_an_internal_error_is_one_line_exit_3(monkeypatch, run_cli, tmp_path: Path) -> None:
+    import keyaudit.cli.score as score_module
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(score_module, "read_cases", broken)
+    result = run_cli("score", "physical_stability", "--cases", "-", stdin="")
+    assert result.code == 3
+    assert result.err.count("\n") == 1 and "internal error: ZeroDivisionError" in result.err
+    assert "Traceback" not in result.err
+
+
+def test_usage_errors_exit_2(run_cli) -> None:
+    result = run_cli("score", "physical_stability")
+    assert result.code == 2 and "Missing option '--cases'" in result.err
+    result = run_cli("check", "physical_stability", "--levels", "x")
+    assert result.code == 2 and "--levels must be two integers" in result.err
