@@ -1,0 +1,55 @@
+"""Held-out phrasings, written and labelled by authors who never saw the grammars or rules.
+
+Each file in ``tests/data/phrasings/*_holdout*.jsonl`` holds full responses with the label a
+careful auditor gives under the rule stated in the seed audit / the issue; every row must get
+that verdict and reason. (A few rows carry a ``note`` where a label was revised after review.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from keyaudit.engine.locate import resolve_rule_path
+from keyaudit.engine.rule import load_rule
+from keyaudit.engine.scoring import Scorer
+
+DATA = Path(__file__).parent / "data" / "phrasings"
+FILES = {
+    "gear_train_holdout.jsonl": "gear_train",
+    "gauge_reading_holdout.jsonl": "gauge_reading",
+}
+ROWS = [
+    (rule, json.loads(line))
+    for name, rule in FILES.items()
+    if (DATA / name).exists()
+    for line in (DATA / name).read_text(encoding="utf-8").splitlines()
+    if line.strip()
+]
+_SCORERS: dict[str, Scorer] = {}
+
+
+def scorer(rule: str) -> Scorer:
+    if rule not in _SCORERS:
+        _SCORERS[rule] = Scorer(load_rule(resolve_rule_path(rule)))
+    return _SCORERS[rule]
+
+
+def test_holdout_sets_are_present_and_cover_every_reason() -> None:
+    for name, rule in FILES.items():
+        rows = [row for r, row in ROWS if r == rule]
+        assert len(rows) >= 150, name
+        reasons = {row["reason"] for row in rows}
+        assert (
+            set(scorer(rule).rule.reasons)
+            - {"answer unparseable", "key matches no template", "rule error"}
+            <= reasons
+        )
+
+
+@pytest.mark.parametrize(("rule", "row"), ROWS, ids=[row["id"] for _, row in ROWS])
+def test_holdout_row(rule: str, row: dict) -> None:
+    verdict = scorer(rule).score(row["key"], row["response"])
+    assert (verdict.accept, verdict.reason) == (row["accept"], row["reason"]), row.get("note", "")
