@@ -69,11 +69,13 @@ def test_phrasing(scorer: Scorer, row: dict) -> None:
         assert verdict.values["joint"] == row["joint"]
 
 
-HOLDOUT = _rows("physical_stability_holdout.jsonl")
+HOLDOUT = _rows("physical_stability_holdout.jsonl") + _rows("physical_stability_holdout2.jsonl")
 
 
-@pytest.mark.skipif(not HOLDOUT, reason="no held-out set")
 def test_holdout_agreement_at_least_97_percent(scorer: Scorer) -> None:
+    """The issue's bar on phrasings the grammar's authors never saw (row-level checks in
+    tests/test_holdout_phrasings.py)."""
+    assert len(HOLDOUT) >= 490
     agree = sum(
         (v.accept, v.reason) == (row["accept"], row["reason"])
         for row in HOLDOUT
