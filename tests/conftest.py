@@ -46,3 +46,16 @@ def run_cli(
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+def requires_rule(name: str) -> pytest.MarkDecorator:
+    """Skip a test when the bundled rule ``name`` is absent.
+
+    Rules are data: a domain's rule arrives as .toml and .lark files only, in a change that
+    touches no Python, and the tests written for it start to run when it lands.
+    """
+    from keyaudit.engine.locate import bundled_rule_names
+
+    return pytest.mark.skipif(
+        name not in bundled_rule_names(), reason=f"bundled rule {name} absent"
+    )

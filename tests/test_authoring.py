@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import requires_rule
 
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
@@ -82,6 +83,7 @@ def test_scaffold_rejects_bad_domain_and_no_keys(tmp_path: Path) -> None:
         scaffold_rule("x", 5, [], tmp_path)
 
 
+@requires_rule("gauge_reading")
 def test_test_rule_bundled_rules_pass(run_cli) -> None:
     result = run_cli("test-rule", "gauge_reading", "--per-reason", "1")
     assert result.code == 0, result.out
@@ -100,6 +102,7 @@ def _copy_rule(tmp_path: Path, name: str) -> Path:
     return tmp_path / f"{name}.toml"
 
 
+@requires_rule("gear_train")
 def test_test_rule_exit_1_on_failing_example(tmp_path: Path, run_cli) -> None:
     rule = _copy_rule(tmp_path, "gear_train")
     text = rule.read_text(encoding="utf-8")
@@ -115,6 +118,7 @@ def test_test_rule_exit_1_on_failing_example(tmp_path: Path, run_cli) -> None:
     assert "verdict: expected reject, got accept" in result.out
 
 
+@requires_rule("gauge_reading")
 def test_test_rule_exit_1_and_lists_unparsed_keys(tmp_path: Path, run_cli) -> None:
     rule = _copy_rule(tmp_path, "gauge_reading")
     key = tmp_path / "gauge_reading_key.lark"
@@ -131,6 +135,7 @@ def test_test_rule_exit_1_and_lists_unparsed_keys(tmp_path: Path, run_cli) -> No
     assert "column 1: expected" in result.out
 
 
+@requires_rule("gear_train")
 def test_test_rule_without_responses(tmp_path: Path, run_cli) -> None:
     bench = tmp_path / "bench"
     (bench / "keys").mkdir(parents=True)
