@@ -20,6 +20,7 @@ DATA = Path(__file__).parent / "data" / "phrasings"
 FILES = {
     "physical_stability_holdout.jsonl": "physical_stability",
     "physical_stability_holdout2.jsonl": "physical_stability",
+    "physical_stability_holdout3.jsonl": "physical_stability",
     "gear_train_holdout.jsonl": "gear_train",
     "gauge_reading_holdout.jsonl": "gauge_reading",
 }
@@ -27,6 +28,13 @@ FILES = {
 KNOWN_LIMITS = {
     "ho-246": "a second lower block joined by 'and also beyond A' after a relation's lower block "
     "is not read as a second failing pair",
+    "h3-013": "pronoun reference: 'D sits on C but its COM is past C' - 'its' is not resolved to D",
+    "h3-025": "pronoun reference: 'D sits on C, but its COM is off C' - 'its' is not resolved to D",
+    "h3-035": "'the C and B together have the center of mass which is not over the A': the relative "
+    "clause ('which') ends the relation before 'not over the A'",
+    "h3-152": "space-separated letters 'the B C D center of mass' are not read as one group",
+    "h3-181": "'the resultant of the gravitational loads of blocks A and B' is not read as a centre "
+    "of mass",
 }
 ROWS = [
     (rule, json.loads(line))
