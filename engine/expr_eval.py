@@ -576,6 +576,16 @@ def _kind(node: Any) -> Any:
     return _node(node, "kind").kind
 
 
+def _start(node: Any) -> Any:
+    """start(node) → character offset where the node begins in the parsed text; start(null) = null."""
+    if node is None:
+        return None
+    value = getattr(_node(node, "start"), "start", None)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ExpressionError(f"start() needs a parsed node, not {type_name(node)}")
+    return value
+
+
 def _flatten(xss: Any) -> list:
     """flatten(xss) → one list of the items of each list in xss, in order; null items skipped."""
     out: list = []
@@ -629,6 +639,7 @@ FUNCTIONS: dict[str, Function] = {
     "text": Function(_text, 1),
     "kind": Function(_kind, 1),
     "flatten": Function(_flatten, 1),
+    "start": Function(_start, 1),
 }
 
 

@@ -398,6 +398,7 @@ FUNCTION_CASES = [
     ("kind(n)", None),
     ("flatten([[1, 2], [], n, (3,)])", [1, 2, 3]),
     ("flatten([])", []),
+    ("start(n)", None),
     # the motivating rule: all relations agree on (top of upper, lower) once A-rows are removed
     (
         "len(unique([(min(r.upper), r.lower) for r in find(answer, 'relation')"

@@ -28,8 +28,6 @@ FILES = {
 KNOWN_LIMITS = {
     "ho-246": "a second lower block joined by 'and also beyond A' after a relation's lower block "
     "is not read as a second failing pair",
-    "h3-013": "pronoun reference: 'D sits on C but its COM is past C' - 'its' is not resolved to D",
-    "h3-025": "pronoun reference: 'D sits on C, but its COM is off C' - 'its' is not resolved to D",
     "h3-035": "'the C and B together have the center of mass which is not over the A': the relative "
     "clause ('which') ends the relation before 'not over the A'",
     "h3-152": "space-separated letters 'the B C D center of mass' are not read as one group",
