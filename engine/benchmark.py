@@ -27,13 +27,6 @@ from .jsonl import jsonl_files, read_jsonl, require_field
 from .strict import strict_correct
 from .tomlfile import load_toml
 
-try:
-    from importlib.metadata import version as _version
-
-    __version__ = _version("keyaudit")
-except Exception:  # noqa: BLE001 - not installed (running from a checkout)
-    __version__ = "0"
-
 DEFAULT_ID_PATTERN = r"^(?P<domain>.+)_(?P<image>\d+)_q(?P<level>\d+)$"
 _REQUIRED_GROUPS = ("domain", "image", "level")
 
@@ -239,7 +232,8 @@ def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
         raise DataError(
             located(folder, None, None, "no keys: expected keys/*.jsonl or keys/*.jsonl.gz")
         )
-    settings = repr((config.id_pattern.pattern, config.fields, __version__))
+    # What the parsed records depend on besides the files; keycache.CACHE_FORMAT covers the rest.
+    settings = repr((config.id_pattern.pattern, config.fields))
     cached = keycache.read(files, settings)
     if cached is not None:
         ids, answers, domains, clusters, levels = cached

@@ -5,7 +5,7 @@ The result of a successful load — ids, answers, domains, clusters, levels — 
 :mod:`marshal` in the user's cache folder (``$KEYAUDIT_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/keyaudit``, else ``~/.cache/keyaudit``), keyed by everything the load depends
 on: each key file's absolute path, size and modification time, the id pattern, the field names
-and keyaudit's version. Any change to a key file makes a new entry; a stale one is never read.
+and :data:`CACHE_FORMAT` (bumped whenever what a load produces changes). Any change to a key file makes a new entry; a stale one is never read.
 
 Only a load that validated completely is cached, so a malformed file is reported on every run.
 The cache is an optimisation: a missing, unreadable or unwritable cache silently falls back to
@@ -21,7 +21,8 @@ import os
 import tempfile
 from pathlib import Path
 
-#: Bump when the cached layout or the meaning of a key record changes.
+#: Bump when the cached layout or the meaning of a key record changes (how ids are split into
+#: domain, cluster and level, or what is kept of a key).
 CACHE_FORMAT = "keys-v1"
 
 Columns = tuple[list[str], list[str], list[str], list[str], list[int]]

@@ -109,3 +109,31 @@ def test_usage_errors_exit_2(run_cli) -> None:
     assert result.code == 2 and "Missing option '--cases'" in result.err
     result = run_cli("check", "physical_stability", "--levels", "x")
     assert result.code == 2 and "--levels must be two integers" in result.err
+
+
+def test_console_script_flushes_everything_and_keeps_exit_codes(tmp_path: Path) -> None:
+    """``run`` (the console script) leaves with os._exit: output must be complete, codes kept."""
+    import subprocess
+    import sys
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(
+        "".join(
+            json.dumps({"id": i, "key": S, "response": "ANSWER: stable"}) + "\n" for i in range(300)
+        ),
+        encoding="utf-8",
+    )
+    script = "import sys; from keyaudit.cli.app import run; sys.argv = ['keyaudit', *sys.argv[1:]]; run()"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "score", "physical_stability", "--cases", str(cases)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["id"] for line in done.stdout.splitlines()] == list(range(300))
+    bad = subprocess.run(
+        [sys.executable, "-c", script, "score", "no_such_rule", "--cases", str(cases)],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "not a bundled rule name" in bad.stderr
