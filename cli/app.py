@@ -45,7 +45,7 @@ _register_bench()
 
 
 def main() -> None:
-    """Console-script entry point: every failure is one line on stderr and an exit code.
+    """Run the app; every failure is one line on stderr and an exit code (``run`` wraps it).
 
     2: a user error (:class:`KeyauditError`, bad options); 1: a rule failed its examples or keys
     check; 3: an internal error (a bug; ``KEYAUDIT_DEBUG=1`` shows the traceback).
