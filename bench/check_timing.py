@@ -34,7 +34,7 @@ RESULTS = ROOT / "bench" / "results" / "check_timing.md"
 
 def _keyaudit() -> list[str]:
     exe = shutil.which("keyaudit")
-    return [exe] if exe else [sys.executable, "-c", "from keyaudit.cli.app import main; main()"]
+    return [exe] if exe else [sys.executable, "-c", "from keyaudit.cli.app import run; run()"]
 
 
 def run_once(env: dict[str, str], resamples: int) -> float:
