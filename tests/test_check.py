@@ -523,3 +523,32 @@ def test_check_prints_the_corpus_overview(run_cli) -> None:
         "155,000 keys in 11 domains (levels L1, L2, L3, L4, L5); 27,500 stored responses." in text
     )
     assert "10 models found of 16 in the roster" in text
+
+
+def test_all_bundled_rules_at_once_on_the_example(run_cli, tmp_path: Path) -> None:
+    """Issue #6: check with every bundled rule shows their combined effect on the aggregates."""
+    import json
+
+    from keyaudit.engine.locate import bundled_rule_names
+
+    names = bundled_rule_names()
+    out = tmp_path / "all.json"
+    result = run_cli("check", *names, "--resamples", "200", "--json", str(out))
+    assert result.code == 0, result.err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert sorted(c["domain"] for c in data["cells"]) == sorted(
+        {"physical_stability", "gear_train", "gauge_reading"} & set(names)
+    )
+    single = tmp_path / "one.json"
+    assert (
+        run_cli("check", "physical_stability", "--resamples", "200", "--json", str(single)).code
+        == 0
+    )
+    one = {a["model"]: a for a in json.loads(single.read_text(encoding="utf-8"))["aggregates"]}
+    for agg in data["aggregates"]:
+        # every ruled L5 cell adds its own change: raw L5 moves by the sum of the cells' changes / n
+        cells = [m for m in data["models"] if m["model"] == agg["model"]]
+        n_hi = agg["n_hi_cells"]
+        expected = sum(m["structured"] - m["strict"] for m in cells) / n_hi
+        assert agg["raw_after"] - agg["raw_before"] == pytest.approx(expected, abs=1e-12)
+        assert agg["raw_before"] == pytest.approx(one[agg["model"]]["raw_before"], abs=1e-12)
