@@ -73,13 +73,14 @@ HOLDOUT = (
     _rows("physical_stability_holdout.jsonl")
     + _rows("physical_stability_holdout2.jsonl")
     + _rows("physical_stability_holdout3.jsonl")
+    + _rows("physical_stability_holdout4.jsonl")
 )
 
 
 def test_holdout_agreement_at_least_97_percent(scorer: Scorer) -> None:
     """The issue's bar on phrasings the grammar's authors never saw (row-level checks in
     tests/test_holdout_phrasings.py)."""
-    assert len(HOLDOUT) >= 690
+    assert len(HOLDOUT) >= 890
     agree = sum(
         (v.accept, v.reason) == (row["accept"], row["reason"])
         for row in HOLDOUT
