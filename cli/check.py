@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from keyaudit.engine.errors import KeyauditError, UsageError
+from keyaudit.engine.formatting import pct, pp
 
 from .common import BenchOption, JsonOption, bench_dir, console, err_console
 
@@ -188,18 +189,6 @@ class _progress:
 
 
 # ---- rendering -----------------------------------------------------------------------------------
-
-
-def pct(value: float | None, digits: int = 2) -> str:
-    if value is None or math.isnan(value):
-        return "—"
-    return f"{100 * value:.{digits}f}%"
-
-
-def pp(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "—"
-    return f"{100 * value:+.2f} pp"
 
 
 def _values(values: dict) -> str:

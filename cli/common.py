@@ -39,8 +39,3 @@ def write_json(target: str, payload: Any) -> None:
         sys.stdout.write(text)
     else:
         Path(target).write_text(text, encoding="utf-8")
-
-
-def pct(value: float | None, digits: int = 2) -> str:
-    """A rate in [0, 1] as a percentage string; '—' when undefined."""
-    return "—" if value is None or value != value else f"{100 * value:.{digits}f}%"

@@ -15,11 +15,12 @@ from rich.table import Table
 from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import FlagRow, flag_cells
+from keyaudit.engine.formatting import pct
 from keyaudit.engine.keystructure import CellStructure, TemplateStat, benchmark_structure
 from keyaudit.engine.locate import bundled_rule_names, resolve_rule_path
 from keyaudit.engine.rule import Rule, load_rule
 
-from .common import BenchOption, JsonOption, bench_dir, console, pct, write_json
+from .common import BenchOption, JsonOption, bench_dir, console, write_json
 
 #: Console limits; ``--json`` always has everything.
 MAX_TEMPLATES = 20

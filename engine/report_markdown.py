@@ -15,26 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from .audit import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
+from .formatting import pct, pp
 from .keystructure import CellStructure
 
 MAX_UNPARSED_LISTED = 50
 
 
 # ---- formatting helpers -------------------------------------------------------------------------
-
-
-def pct(value: float | None, digits: int = 2) -> str:
-    """A fraction as ``55.18%``; ``—`` when it does not exist."""
-    if value is None or math.isnan(value):
-        return "—"
-    return f"{100 * value:.{digits}f}%"
-
-
-def pp(value: float | None, digits: int = 2) -> str:
-    """A difference of fractions as signed percentage points: ``+6.90 pp``."""
-    if value is None or math.isnan(value):
-        return "—"
-    return f"{100 * value:+.{digits}f} pp"
 
 
 def ci(d: Difference) -> str:
