@@ -84,18 +84,6 @@ class Node:
         """Every descendant (not self) of ``kind`` in document order, matches not descended into."""
         return list(_find(self, kind))
 
-    def leaves(self) -> list[Leaf]:
-        """Every leaf below this node, in document order."""
-        out: list[Leaf] = []
-        stack: list[Node | Leaf] = [self]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, Leaf):
-                out.append(item)
-            else:
-                stack.extend(reversed(item.children))
-        return out
-
     def __repr__(self) -> str:
         return f"Node({self.kind!r}, {self.text()!r})"
 

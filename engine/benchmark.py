@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -371,8 +370,3 @@ def load_benchmark(root: str | Path, *, with_responses: bool = True) -> Benchmar
     finally:
         if collecting:
             gc.enable()
-
-
-def evaluated_ids(responses: Iterable[Response]) -> set[str]:
-    """Ids that at least one model was evaluated on."""
-    return {r.id for r in responses}
