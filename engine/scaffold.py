@@ -37,7 +37,7 @@ from .errors import UsageError
 from .keystructure import InducedTemplate, induce_templates
 from .rule import AnswerFormat, Rule, load_rule
 from .rulecheck import ExampleResult, KeysCheck, keys_check, run_examples
-from .scoring import Scorer
+from .scoring import Scorer, normalise_characters
 
 #: Most templates a scaffold spells out; keys of rarer templates are left to the author (the keys
 #: check lists them as keys that match no template).
@@ -92,10 +92,7 @@ def _lark_regex(pattern: str) -> str:
 
 def _clean_piece(text: str) -> str:
     """A key's literal as the answer cleaner will present it (quotes, dashes, markdown)."""
-    fmt = AnswerFormat()
-    for old, new in fmt.replace:
-        text = text.replace(old, new)
-    return text.translate({ord(c): None for c in fmt.delete})
+    return normalise_characters(text, AnswerFormat())
 
 
 def _flexible(text: str, last: bool) -> str:

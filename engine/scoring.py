@@ -12,6 +12,7 @@ fails on a strange answer become rejections with a named built-in reason, never 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .answer_line import find_answer_line
@@ -78,13 +79,21 @@ def jsonable(value: Any) -> Any:
     return text() if callable(text) else str(value)
 
 
-def clean_answer(text: str, fmt: AnswerFormat) -> str:
-    """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, trimming."""
+@lru_cache(maxsize=64)
+def _deletions(characters: str) -> dict[int, None]:
+    return {ord(c): None for c in characters}
+
+
+def normalise_characters(text: str, fmt: AnswerFormat) -> str:
+    """The ``[answer]`` replacements and deletions (curly quotes, dashes, markdown), nothing else."""
     for old, new in fmt.replace:
         text = text.replace(old, new)
-    if fmt.delete:
-        text = text.translate({ord(c): None for c in fmt.delete})
-    text = " ".join(text.split())
+    return text.translate(_deletions(fmt.delete)) if fmt.delete else text
+
+
+def clean_answer(text: str, fmt: AnswerFormat) -> str:
+    """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, trimming."""
+    text = " ".join(normalise_characters(text, fmt).split())
     text = text.strip(fmt.trim)
     if fmt.lowercase:
         text = text.lower()
