@@ -17,7 +17,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from keyaudit.engine.bootstrap_bench import cpu_count, run_bootstrap_bench
+from keyaudit.engine.stats.bootstrap_bench import cpu_count, run_bootstrap_bench
 
 RESULTS = Path(__file__).parent / "results" / "bootstrap.md"
 

@@ -3,7 +3,7 @@
     python bench/check_timing.py [--warm 5] [--resamples 10000]
 
 * **cold**: the first run with an empty numba cache, so the bootstrap kernel is JIT-compiled
-  (``cache=True`` writes to ``__pycache__`` next to ``engine/_bootstrap_kernel.py``, or to
+  (``cache=True`` writes to ``__pycache__`` next to ``engine/stats/_bootstrap_kernel.py``, or to
   ``NUMBA_CACHE_DIR`` when set; this script points ``NUMBA_CACHE_DIR`` at a fresh temporary
   folder, which is the same as clearing the cache without touching the checkout);
   keyaudit's key cache (``KEYAUDIT_CACHE_DIR``) starts empty too, so the key corpus is parsed;
@@ -55,10 +55,10 @@ import gc, io, sys, time
 T = time.perf_counter
 t0 = T()
 from keyaudit.engine.audit import Settings, prove_rules, run_audit
-from keyaudit.engine.benchmark import load_benchmark
-from keyaudit.engine.locate import example_benchmark_dir
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.scoring import Scorer
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import example_benchmark_dir
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scoring import Scorer
 from rich.console import Console
 from keyaudit.cli.check import render_audit, render_rules
 t1 = T()
@@ -70,7 +70,7 @@ t3 = T()
 scorers = [Scorer(rule)]
 proofs = prove_rules(bench, [rule], scorers)
 t4 = T()
-import keyaudit.engine._bootstrap_kernel
+import keyaudit.engine.stats._bootstrap_kernel
 t5 = T()
 audit = run_audit(bench, [rule], Settings(resamples=RESAMPLES), proofs=proofs, scorers=scorers)
 t6 = T()
@@ -137,7 +137,7 @@ def main() -> None:
         "Notes:",
         "",
         "- Benchmark load: a warm run reads the validated key corpus from keyaudit's key cache"
-        " (`engine/keycache.py`, outside the benchmark); parsing the 155,000 key lines themselves"
+        " (`engine/load/keycache.py`, outside the benchmark); parsing the 155,000 key lines themselves"
         " takes about 0.9 s more, which is what the cold run pays on top of the JIT compile.",
         "- Audit: scoring the 500 ruled responses, the rule baseline, the key structure, the §5"
         " flags over all keys, and two bootstraps (10 models x 11 domains x 50 images x 10,000"

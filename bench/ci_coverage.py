@@ -4,7 +4,7 @@
 
 Each dataset is the seed's shape for one model: 31 paired domains x 50 image clusters, one item
 per level per image, within-image correlation (``rho`` = 0.6, see
-:mod:`keyaudit.engine.bootstrap_bench`), with the same true accuracies and baselines in every
+:mod:`keyaudit.engine.stats.bootstrap_bench`), with the same true accuracies and baselines in every
 dataset, so the true L5−L4 adjusted difference is known exactly. All datasets go through one
 kernel call as independent "models" (each model name keys its own random stream). Resamples per
 dataset default to 1,000 rather than the 10,000 of a real report, to keep the run short; the
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from keyaudit.engine.bootstrap import bootstrap_clusters
-from keyaudit.engine.bootstrap_bench import simulate_clusters
+from keyaudit.engine.stats.bootstrap import bootstrap_clusters
+from keyaudit.engine.stats.bootstrap_bench import simulate_clusters
 
 RESULTS = Path(__file__).parent / "results" / "coverage.md"
 

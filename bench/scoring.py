@@ -21,12 +21,12 @@ from pathlib import Path
 
 from lark import Lark
 
-from keyaudit.engine.answer_line import find_answer_line
-from keyaudit.engine.benchmark import load_benchmark
-from keyaudit.engine.grammar import _import_loader
-from keyaudit.engine.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.scoring import Scorer, clean_answer
+from keyaudit.engine.load.answer_line import find_answer_line
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.rule_language.grammar import _import_loader
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scoring import Scorer, clean_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "scoring.md"

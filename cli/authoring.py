@@ -1,6 +1,6 @@
 """``keyaudit new-rule`` (scaffold a rule from a cell's keys) and ``keyaudit test-rule``.
 
-Thin: each command calls one engine function (:mod:`keyaudit.engine.scaffold`) and renders it.
+Thin: each command calls one engine function (:mod:`keyaudit.engine.rule_language.scaffold`) and renders it.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from keyaudit.engine.benchmark import load_benchmark
-from keyaudit.engine.keystructure import require_cell
-from keyaudit.engine.locate import resolve_rule_path
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.scaffold import CellTest, scaffold_rule
-from keyaudit.engine.scaffold import test_rule as run_rule_test
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.keystructure import require_cell
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scaffold import CellTest, scaffold_rule
+from keyaudit.engine.rule_language.scaffold import test_rule as run_rule_test
 
 from .common import BenchOption, bench_dir, console
 

@@ -8,8 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from keyaudit.engine.bootstrap_bench import BenchRow, cpu_count, run_bootstrap_bench
 from keyaudit.engine.errors import KeyauditError
+from keyaudit.engine.stats.bootstrap_bench import BenchRow, cpu_count, run_bootstrap_bench
 
 app = typer.Typer(help="Time keyaudit's numeric kernels on simulated data.", no_args_is_help=True)
 

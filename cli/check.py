@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.table import Table
 
 from keyaudit.engine.errors import KeyauditError, UsageError
-from keyaudit.engine.formatting import pct, pp
+from keyaudit.engine.reports.formatting import pct, pp
 
 from .common import BenchOption, JsonOption, bench_dir, console, err_console
 
@@ -109,15 +109,15 @@ def _check(
     out: Console,
 ) -> None:
     from keyaudit.engine.audit import Settings, prove_rules, run_audit
-    from keyaudit.engine.benchmark import load_benchmark
-    from keyaudit.engine.locate import resolve_rule_path
-    from keyaudit.engine.report_json import audit_to_json, dumps, proofs_to_json
-    from keyaudit.engine.rule import load_rule
-    from keyaudit.engine.scoring import Scorer
+    from keyaudit.engine.load.benchmark import load_benchmark
+    from keyaudit.engine.load.locate import resolve_rule_path
+    from keyaudit.engine.reports.json_report import audit_to_json, dumps, proofs_to_json
+    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.scoring import Scorer
 
     settings = Settings(parse_levels(levels), resamples, seed, confidence, engine)
     if plot is not None:
-        from keyaudit.engine.plot import check_plot_target
+        from keyaudit.engine.reports.plot import check_plot_target
 
         check_plot_target(plot)
     rules = [load_rule(resolve_rule_path(r)) for r in rule_args]
@@ -140,12 +140,12 @@ def _check(
     if json_target is not None:
         _write_text(json_target, dumps({"passed": True, **audit_to_json(audit)}))
     if markdown is not None:
-        from keyaudit.engine.report_markdown import render_markdown
+        from keyaudit.engine.reports.markdown_report import render_markdown
 
         markdown.write_text(render_markdown(audit), encoding="utf-8")
         out.print(f"Markdown report written to {markdown}")
     if plot is not None:
-        from keyaudit.engine.plot import forest_plot
+        from keyaudit.engine.reports.plot import forest_plot
 
         forest_plot(audit, plot)
         out.print(f"Forest plot written to {plot}")
@@ -393,7 +393,7 @@ def _render_worked(out: Console, audit: Audit) -> None:
 
 
 def _render_aggregates(out: Console, audit: Audit) -> None:
-    from keyaudit.engine.report_markdown import verdict_sentence
+    from keyaudit.engine.reports.markdown_report import verdict_sentence
 
     if not audit.aggregates:
         return

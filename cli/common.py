@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from keyaudit.engine.locate import example_benchmark_dir
+from keyaudit.engine.load.locate import example_benchmark_dir
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)

@@ -12,13 +12,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import FlagRow, flag_cells
-from keyaudit.engine.formatting import pct
-from keyaudit.engine.keystructure import CellStructure, TemplateStat, benchmark_structure
-from keyaudit.engine.locate import bundled_rule_names, resolve_rule_path
-from keyaudit.engine.rule import Rule, load_rule
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
+from keyaudit.engine.reports.formatting import pct
+from keyaudit.engine.rule_language.keystructure import (
+    CellStructure,
+    TemplateStat,
+    benchmark_structure,
+)
+from keyaudit.engine.rule_language.rule import Rule, load_rule
 
 from .common import BenchOption, JsonOption, bench_dir, console, write_json
 

@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-from keyaudit.engine.casefile import read_cases
-from keyaudit.engine.locate import resolve_rule_path
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.scoring import Scorer
+from keyaudit.engine.load.casefile import read_cases
+from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scoring import Scorer
 
 
 def score(

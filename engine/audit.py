@@ -1,6 +1,6 @@
 """The audit behind ``keyaudit check``: every figure of the report, computed once, printed nowhere.
 
-Stages, in one direction: the loaded :class:`~keyaudit.engine.benchmark.Benchmark` and rules →
+Stages, in one direction: the loaded :class:`~keyaudit.engine.load.benchmark.Benchmark` and rules →
 :func:`prove_rules` (each rule's own examples, and the keys check over its cells' full key corpus)
 → :func:`run_audit` (key structure, scoring of the stored responses, baselines, per-model cell
 tables, worked examples, aggregates and bootstrap before/after, other flagged cells). The result is
@@ -21,17 +21,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .aggregate import Outcome, cell_table, check_levels, summarize
-from .answer_line import find_answer_line
-from .baselines import RuleBaseline, rule_baseline, strict_baselines
-from .benchmark import Benchmark, Response
 from .errors import UsageError
 from .flag import FlagRow, flag_cells
-from .keystructure import CellStructure, cell_structure
-from .locate import display_path
-from .rule import Rule
-from .rulecheck import keys_check, run_examples
-from .scoring import Scorer, jsonable
+from .load.answer_line import find_answer_line
+from .load.benchmark import Benchmark, Response
+from .load.locate import display_path
+from .rule_language.keystructure import CellStructure, cell_structure
+from .rule_language.rule import Rule
+from .rule_language.rulecheck import keys_check, run_examples
+from .rule_language.scoring import Scorer, jsonable
+from .stats.aggregate import Outcome, cell_table, check_levels, summarize
+from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
 
 Progress = Callable[[int, int], None]
 ENGINES = ("numba", "reference")
@@ -437,7 +437,7 @@ def run_audit(
     scorers: Sequence[Scorer] | None = None,
 ) -> Audit:
     """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs."""
-    from .bootstrap import bootstrap_difference  # numba: imported only when an audit runs
+    from .stats.bootstrap import bootstrap_difference  # numba: imported only when an audit runs
 
     _check_cells_disjoint(rules)
     scorers = list(scorers) if scorers is not None else [Scorer(rule) for rule in rules]

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .benchmark import Benchmark
+from .load.benchmark import Benchmark
 
 MIN_TOKENS = 6
 _TOKEN = re.compile(r"[A-Za-z0-9]+")

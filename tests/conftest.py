@@ -11,7 +11,7 @@ import pytest
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_key_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Tests never touch the user's key cache (engine/keycache.py): they get their own folder."""
+    """Tests never touch the user's key cache (engine/load/keycache.py): they get their own folder."""
     import os
 
     os.environ["KEYAUDIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("keycache"))
@@ -54,7 +54,7 @@ def requires_rule(name: str) -> pytest.MarkDecorator:
     Rules are data: a domain's rule arrives as .toml and .lark files only, in a change that
     touches no Python, and the tests written for it start to run when it lands.
     """
-    from keyaudit.engine.locate import bundled_rule_names
+    from keyaudit.engine.load.locate import bundled_rule_names
 
     return pytest.mark.skipif(
         name not in bundled_rule_names(), reason=f"bundled rule {name} absent"

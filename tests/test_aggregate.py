@@ -5,14 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from keyaudit.engine.aggregate import (
+from keyaudit.engine.errors import DataError, UsageError
+from keyaudit.engine.stats.aggregate import (
     CellTable,
     Outcome,
     cell_table,
     cluster_counts,
     summarize,
 )
-from keyaudit.engine.errors import DataError, UsageError
 
 
 def _outcomes(model, domain, level, results, image_prefix=None):

@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from keyaudit.engine.aggregate import Outcome, cluster_counts
-from keyaudit.engine.analytic_se import analytic_difference_se
-from keyaudit.engine.bootstrap import bootstrap_clusters
-from keyaudit.engine.bootstrap_bench import simulate_clusters
+from keyaudit.engine.stats.aggregate import Outcome, cluster_counts
+from keyaudit.engine.stats.analytic_se import analytic_difference_se
+from keyaudit.engine.stats.bootstrap import bootstrap_clusters
+from keyaudit.engine.stats.bootstrap_bench import simulate_clusters
 
 
 def _two_images(domain: str, model: str = "m") -> list[Outcome]:

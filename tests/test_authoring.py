@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from conftest import requires_rule
 
-from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
-from keyaudit.engine.locate import bundled_rules_dir, example_benchmark_dir
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.rulecheck import keys_check, run_examples
-from keyaudit.engine.scaffold import scaffold_rule, split_template
-from keyaudit.engine.scoring import Scorer
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import bundled_rules_dir, example_benchmark_dir
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.rulecheck import keys_check, run_examples
+from keyaudit.engine.rule_language.scaffold import scaffold_rule, split_template
+from keyaudit.engine.rule_language.scoring import Scorer
 
 
 @pytest.mark.parametrize(

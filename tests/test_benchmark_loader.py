@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import DataError
+from keyaudit.engine.load.benchmark import load_benchmark
 
 KEY_S = "stable; after removing block E, every cumulative center of mass remains within its supporting base"
 

@@ -7,17 +7,17 @@ import numba
 import numpy as np
 import pytest
 
-from keyaudit.engine.aggregate import Outcome, cell_table, cluster_counts, summarize
-from keyaudit.engine.bootstrap import (
+from keyaudit.engine.errors import DataError, UsageError
+from keyaudit.engine.stats.aggregate import Outcome, cell_table, cluster_counts, summarize
+from keyaudit.engine.stats.bootstrap import (
     bootstrap_clusters,
     bootstrap_difference,
     name_key,
     point_differences,
     replicates,
 )
-from keyaudit.engine.bootstrap_bench import simulate_clusters, simulate_outcomes
-from keyaudit.engine.errors import DataError, UsageError
-from keyaudit.engine.metrics import INDISTINGUISHABLE, REVERSES, SURVIVES
+from keyaudit.engine.stats.bootstrap_bench import simulate_clusters, simulate_outcomes
+from keyaudit.engine.stats.metrics import INDISTINGUISHABLE, REVERSES, SURVIVES
 
 
 def random_benchmark(seed: int, models: int, domains: int, max_images: int):
@@ -227,9 +227,13 @@ def test_invalid_arguments():
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_packed_and_unpacked_kernels_equal_reference(shape):
-    from keyaudit.engine import _bootstrap_reference as ref
-    from keyaudit.engine._bootstrap_kernel import diff_resamples, diff_resamples_packed, pack_counts
-    from keyaudit.engine.bootstrap import _kernel_inputs
+    from keyaudit.engine.stats import _bootstrap_reference as ref
+    from keyaudit.engine.stats._bootstrap_kernel import (
+        diff_resamples,
+        diff_resamples_packed,
+        pack_counts,
+    )
+    from keyaudit.engine.stats.bootstrap import _kernel_inputs
 
     outs, base = random_benchmark(11, *shape)
     counts, *rest = _kernel_inputs(cluster_counts(outs), base)
@@ -242,7 +246,7 @@ def test_packed_and_unpacked_kernels_equal_reference(shape):
 
 
 def test_large_counts_fall_back_to_unpacked_kernel():
-    from keyaudit.engine._bootstrap_kernel import pack_counts
+    from keyaudit.engine.stats._bootstrap_kernel import pack_counts
 
     # 40 images x 2,000 items at L5: a resampled sum can reach 80,000 > 65,535.
     outs = [Outcome("m", "a", f"a_{i}", 4, i % 2 == 0) for i in range(40)]
@@ -281,8 +285,8 @@ def test_kernel_source_interpreted_without_jit_equals_reference():
     import sys
 
     code = (
-        "from keyaudit.engine.bootstrap import replicates\n"
-        "from keyaudit.engine.bootstrap_bench import simulate_clusters\n"
+        "from keyaudit.engine.stats.bootstrap import replicates\n"
+        "from keyaudit.engine.stats.bootstrap_bench import simulate_clusters\n"
         "sim = simulate_clusters(models=2, domains=3, images=12, items_per_level=2, seed=5)\n"
         "a = replicates(sim.clusters, sim.baselines, 40, seed=9, engine='numba')\n"
         "b = replicates(sim.clusters, sim.baselines, 40, seed=9, engine='reference')\n"

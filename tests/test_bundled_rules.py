@@ -14,11 +14,11 @@ from functools import cache
 import pytest
 from conftest import requires_rule
 
-from keyaudit.engine.benchmark import load_benchmark
-from keyaudit.engine.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.rulecheck import keys_check, run_examples
-from keyaudit.engine.scoring import Scorer
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.rulecheck import keys_check, run_examples
+from keyaudit.engine.rule_language.scoring import Scorer
 
 
 @cache

@@ -19,13 +19,13 @@ from typer.testing import CliRunner
 
 from keyaudit.cli.app import app
 from keyaudit.engine.audit import Settings, prove_rules, run_audit
-from keyaudit.engine.baselines import rule_baseline
-from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
-from keyaudit.engine.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.report_json import audit_to_json, dumps
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.scoring import Scorer
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.reports.json_report import audit_to_json, dumps
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.stats.baselines import rule_baseline
 
 EXAMPLE = example_benchmark_dir()
 RULE = resolve_rule_path("physical_stability")
@@ -333,7 +333,7 @@ def test_two_rules_on_one_cell_are_refused(small_bench: Path) -> None:
 
 
 def test_levels_are_parameters(small_bench: Path) -> None:
-    from keyaudit.engine.report_markdown import render_markdown
+    from keyaudit.engine.reports.markdown_report import render_markdown
 
     audit = _audit(small_bench, [RULE], levels=(5, 4))
     text = render_markdown(audit)
@@ -476,7 +476,7 @@ def test_plot_without_matplotlib_is_a_usage_error(
 
 def test_plot_svg(small_bench: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    from keyaudit.engine.plot import forest_plot
+    from keyaudit.engine.reports.plot import forest_plot
 
     audit = _audit(small_bench, [RULE])
     first = forest_plot(audit, tmp_path / "a.svg").read_bytes()
@@ -529,7 +529,7 @@ def test_all_bundled_rules_at_once_on_the_example(run_cli, tmp_path: Path) -> No
     """Issue #6: check with every bundled rule shows their combined effect on the aggregates."""
     import json
 
-    from keyaudit.engine.locate import bundled_rule_names
+    from keyaudit.engine.load.locate import bundled_rule_names
 
     names = bundled_rule_names()
     out = tmp_path / "all.json"

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from keyaudit.engine.answer_line import find_answer_line
 from keyaudit.engine.examples import generate
-from keyaudit.engine.strict import strict_correct
+from keyaudit.engine.load.answer_line import find_answer_line
+from keyaudit.engine.load.strict import strict_correct
 
 if sys.version_info >= (3, 11):
     import tomllib

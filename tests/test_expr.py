@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keyaudit.engine import expr_eval
 from keyaudit.engine.errors import ExpressionError, KeyauditError, RuleError
-from keyaudit.engine.expr import (
+from keyaudit.engine.rule_language import expr_eval
+from keyaudit.engine.rule_language.expr import (
     FUNCTIONS,
     MAX_ITEMS,
     Expression,
@@ -22,7 +22,7 @@ from keyaudit.engine.expr import (
     compile_expression,
     function_reference,
 )
-from keyaudit.engine.expr_parse import get_parser
+from keyaudit.engine.rule_language.expr_parse import get_parser
 
 # --------------------------------------------------------------------------- fixtures
 

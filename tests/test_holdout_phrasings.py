@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from keyaudit.engine.locate import bundled_rule_names, resolve_rule_path
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.scoring import Scorer
+from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scoring import Scorer
 
 DATA = Path(__file__).parent / "data" / "phrasings"
 FILES = {

@@ -17,17 +17,17 @@ import pytest
 from typer.testing import CliRunner
 
 from keyaudit.cli.app import app, main
-from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import flag_cells, is_flagged
-from keyaudit.engine.keystructure import (
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.rule_language.keystructure import (
     InducedTemplate,
     benchmark_structure,
     cell_structure,
     induce_templates,
 )
-from keyaudit.engine.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule import load_rule
+from keyaudit.engine.rule_language.rule import load_rule
 
 EXAMPLE = example_benchmark_dir()
 RUNNER = CliRunner()

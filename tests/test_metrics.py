@@ -5,7 +5,7 @@ import math
 import pytest
 
 from keyaudit.engine.errors import DataError, KeyauditError
-from keyaudit.engine.metrics import (
+from keyaudit.engine.stats.metrics import (
     INDISTINGUISHABLE,
     REVERSES,
     SURVIVES,

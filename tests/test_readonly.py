@@ -17,7 +17,7 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from keyaudit.cli.app import app
-from keyaudit.engine.locate import example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
 
 RUNNER = CliRunner()
 RULE = str(resolve_rule_path("physical_stability"))

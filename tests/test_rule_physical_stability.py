@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keyaudit.engine.benchmark import load_benchmark
-from keyaudit.engine.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.rulecheck import keys_check, run_examples
-from keyaudit.engine.scoring import Scorer
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.rulecheck import keys_check, run_examples
+from keyaudit.engine.rule_language.scoring import Scorer
 
 DATA = Path(__file__).parent / "data" / "phrasings"
 S = "stable; after removing block E, every cumulative center of mass remains within its supporting base"
@@ -282,7 +282,7 @@ def _SCORER() -> Scorer:
 def test_keys_check_samples_evenly_when_a_cell_has_too_many_pairs(
     scorer: Scorer, monkeypatch
 ) -> None:
-    import keyaudit.engine.rulecheck as rulecheck
+    import keyaudit.engine.rule_language.rulecheck as rulecheck
 
     benchmark = load_benchmark(example_benchmark_dir(), with_responses=False)
     keys = [k.answer for k in benchmark.keys_in_cell("physical_stability", 5)]

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from keyaudit.engine.benchmark import load_benchmark
 from keyaudit.engine.examples import generate
-from keyaudit.engine.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule import load_rule
-from keyaudit.engine.scoring import Scorer
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scoring import Scorer
 
 
 @pytest.fixture(scope="module")

@@ -31,8 +31,8 @@ import math
 
 import pytest
 
-from keyaudit.engine.aggregate import CellTable, summarize
-from keyaudit.engine.metrics import adjusted_score, strict_baseline
+from keyaudit.engine.stats.aggregate import CellTable, summarize
+from keyaudit.engine.stats.metrics import adjusted_score, strict_baseline
 
 PS = "physical_stability"
 N_FILL = 10**7

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from keyaudit.engine.answer_line import find_answer_line
-from keyaudit.engine.strict import strict_correct
+from keyaudit.engine.load.answer_line import find_answer_line
+from keyaudit.engine.load.strict import strict_correct
 
 
 @pytest.mark.parametrize(

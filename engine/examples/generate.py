@@ -11,7 +11,7 @@ draws and every phrasing. Each item has its own ``random.Random`` seeded from
 gzip with ``mtime=0`` and no file name, sorted by id, so the bytes are reproducible.
 
 The responses are synthetic. The keys are the real ones (see ``grip34/README.md``); ``correct``
-is what the benchmark's strict scorer (:func:`keyaudit.engine.strict.strict_correct`) says.
+is what the benchmark's strict scorer (:func:`keyaudit.engine.load.strict.strict_correct`) says.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..strict import strict_correct
+from ..load.strict import strict_correct
 from . import phrasing
 from .models import DOMAINS, PROFILES, ROSTER, Profile, accuracy
 

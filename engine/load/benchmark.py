@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..errors import DataError, located
 from . import keycache
-from .errors import DataError, located
 from .jsonl import jsonl_files, read_jsonl, require_field
 from .strict import strict_correct
 from .tomlfile import load_toml

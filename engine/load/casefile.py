@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import DataError, located
+from ..errors import DataError, located
 from .jsonl import parse_lines, read_jsonl, require_field
 
 

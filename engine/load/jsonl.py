@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import DataError, located
+from ..errors import DataError, located
 
 #: File name endings that are read as JSON Lines, in the order they are globbed.
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")

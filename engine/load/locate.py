@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from .errors import UsageError
+from ..errors import UsageError
 
 RULES_PACKAGE = "keyaudit.rules"
 EXAMPLES_PACKAGE = "keyaudit.engine.examples"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import KeyauditError, located
+from ..errors import KeyauditError, located
 
 if sys.version_info >= (3, 11):
     import tomllib

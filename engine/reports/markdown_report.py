@@ -14,9 +14,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .audit import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
+from ..audit import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
+from ..rule_language.keystructure import CellStructure
 from .formatting import pct, pp
-from .keystructure import CellStructure
 
 MAX_UNPARSED_LISTED = 50
 

@@ -1,6 +1,6 @@
 """Rule expressions: compile a clause once, evaluate it against many answers.
 
->>> from keyaudit.engine.expr import SimpleNode, compile_expression
+>>> from keyaudit.engine.rule_language.expr import SimpleNode, compile_expression
 >>> rule = compile_expression('answer.word in ["stable", "steady"]', names={"answer"})
 >>> rule.evaluate({"answer": SimpleNode("status", fields={"word": "stable"})})
 True
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import ExpressionError, located
+from ..errors import ExpressionError, located
 from .expr_eval import (
     FUNCTIONS,
     MAX_CHARS,

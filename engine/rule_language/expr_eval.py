@@ -38,7 +38,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from .errors import ExpressionError
+from ..errors import ExpressionError
 from .expr_parse import Origin, decode_string, fail
 
 __all__ = [

@@ -23,7 +23,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
-from .errors import ExpressionError, located
+from ..errors import ExpressionError, located
 
 __all__ = ["Origin", "DEFAULT_ORIGIN", "parse", "get_parser", "fail"]
 

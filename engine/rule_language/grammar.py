@@ -22,8 +22,8 @@ from lark import Lark, Token
 from lark.exceptions import GrammarError, LarkError, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternRE
 
+from ..errors import RuleError, located
 from .ast import AttributeHook, Leaf, Node
-from .errors import RuleError, located
 
 BUNDLED_PACKAGE = "keyaudit.grammars"
 

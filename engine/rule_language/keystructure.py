@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .benchmark import Benchmark, KeyItem
-from .errors import UsageError
+from ..errors import UsageError
+from ..load.benchmark import Benchmark, KeyItem
 from .rule import Rule
 from .scoring import Scorer, jsonable
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import RuleError, located
+from ..errors import RuleError, located
+from ..load.tomlfile import load_toml
 from .expr import Expression, Origin, compile_expression
 from .grammar import CompiledGrammar, compile_grammar, resolve_grammar
-from .tomlfile import load_toml
 
 #: Reasons the engine itself gives, before any rule clause runs.
 ANSWER_MISSING = "answer missing"

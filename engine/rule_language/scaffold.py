@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .benchmark import Benchmark
-from .errors import UsageError
+from ..errors import UsageError
+from ..load.benchmark import Benchmark
 from .keystructure import InducedTemplate, induce_templates
 from .rule import AnswerFormat, Rule, load_rule
 from .rulecheck import ExampleResult, KeysCheck, keys_check, run_examples

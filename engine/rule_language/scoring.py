@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .answer_line import find_answer_line
+from ..errors import ExpressionError
+from ..load.answer_line import find_answer_line
 from .ast import Node
-from .errors import ExpressionError
 from .grammar import GrammarParseError
 from .rule import ANSWER_MISSING, ANSWER_UNPARSEABLE, KEY_UNPARSED, RULE_ERROR, AnswerFormat, Rule
 

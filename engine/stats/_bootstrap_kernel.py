@@ -1,8 +1,8 @@
 """The numba kernel of the domain-stratified image-cluster bootstrap (arrays in, arrays out).
 
-Private: :func:`keyaudit.engine.bootstrap.bootstrap_difference` validates, precomputes the arrays
-(:class:`keyaudit.engine.aggregate.ClusterCounts`) and wraps. The procedure and its random
-generator are specified in :mod:`keyaudit.engine._bootstrap_reference`, which this module mirrors
+Private: :func:`keyaudit.engine.stats.bootstrap.bootstrap_difference` validates, precomputes the arrays
+(:class:`keyaudit.engine.stats.aggregate.ClusterCounts`) and wraps. The procedure and its random
+generator are specified in :mod:`keyaudit.engine.stats._bootstrap_reference`, which this module mirrors
 operation for operation so the two agree bit for bit:
 
 * every draw's random index comes from a counter-based hash of (seed, model key, resample,
@@ -59,7 +59,7 @@ def _resample_key(model_key, seed, r):
 
 @njit(cache=True, inline="always")
 def _domain_diff(c_lo, t_lo, c_hi, t_hi, b_lo, b_hi):
-    """Adjusted hi − lo of one resampled domain, as :func:`keyaudit.engine.metrics.adjusted_score`."""
+    """Adjusted hi − lo of one resampled domain, as :func:`keyaudit.engine.stats.metrics.adjusted_score`."""
     p_lo = c_lo / t_lo
     p_hi = c_hi / t_hi
     a_lo = p_lo - b_lo if b_lo == 1.0 else (p_lo - b_lo) / (1.0 - b_lo)

@@ -3,7 +3,7 @@
 Vocabulary (used by every statistic keyaudit reports):
 
 * a **cell** is one (domain, level); a model's *raw accuracy* in a cell is correct / evaluated;
-* its **adjusted score** is :func:`keyaudit.engine.metrics.adjusted_score` of that raw accuracy
+* its **adjusted score** is :func:`keyaudit.engine.stats.metrics.adjusted_score` of that raw accuracy
   against the cell's constant-answer baseline (baselines are keyed by (domain, level) and are the
   same for every model);
 * with ``levels=(lo, hi)`` (default (4, 5)), a model's **paired domains** are the domains where it
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import DataError, UsageError
+from ..errors import DataError, UsageError
 from .metrics import adjusted_score, check_baseline, raw_accuracy
 
 CellKey = tuple[str, str, int]  # (model, domain, level)

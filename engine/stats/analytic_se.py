@@ -8,7 +8,7 @@ domains are independent strata. For one model with ``K`` paired domains the stat
 
 with ``p = C / T`` a cell's accuracy (a ratio of cluster sums: images may hold several items),
 ``b`` the fixed baseline and ``w = 1 / (1 - b)`` (``w = 1`` when ``b == 1``, matching
-:func:`keyaudit.engine.metrics.adjusted_score`). Baselines are constants, so ``D`` is a linear
+:func:`keyaudit.engine.stats.metrics.adjusted_score`). Baselines are constants, so ``D`` is a linear
 combination of the cell means and the delta method is exact up to the ratio linearisation
 ``p_hat - p ~ sum_c (y_c - p t_c) / T``. Each image ``c`` of domain ``d`` contributes the residual
 

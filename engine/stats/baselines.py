@@ -4,7 +4,7 @@ A cell's *baseline* is the accuracy of the best answer a model could give to eve
 looking at the image. The adjusted score subtracts it, so it must be computed with the same scorer
 as the accuracy it adjusts:
 
-* **strict baseline** (every cell, "before"): :func:`keyaudit.engine.metrics.strict_baseline` of
+* **strict baseline** (every cell, "before"): :func:`keyaudit.engine.stats.metrics.strict_baseline` of
   the keys of the cell's *evaluated* items (items at least one model was evaluated on): the share of
   the most frequent normalised key string.
 * **rule baseline** (ruled cells, "after"): the best accuracy over candidate constant answers, where
@@ -30,9 +30,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .errors import DataError
+from ..errors import DataError
+from ..rule_language.scoring import Scorer
 from .metrics import strict_baseline
-from .scoring import Scorer
 
 __all__ = ["RuleBaseline", "rule_baseline", "strict_baselines"]
 

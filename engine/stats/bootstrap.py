@@ -1,6 +1,6 @@
 """Domain-stratified image-cluster bootstrap of the L(hi)−L(lo) adjusted difference.
 
-For each model, the statistic is :attr:`keyaudit.engine.aggregate.ModelSummary.diff`: the mean
+For each model, the statistic is :attr:`keyaudit.engine.stats.aggregate.ModelSummary.diff`: the mean
 over the model's paired domains of (adjusted score at ``hi`` − adjusted score at ``lo``). One
 bootstrap replicate, per model:
 
@@ -16,7 +16,7 @@ bootstrap replicate, per model:
   domain left is NaN and is dropped from the interval.
 
 The interval is the percentile interval of the replicates at ``confidence``; the verdict is
-:func:`keyaudit.engine.metrics.verdict`. Randomness is a counter-based hash keyed by (seed, model
+:func:`keyaudit.engine.stats.metrics.verdict`. Randomness is a counter-based hash keyed by (seed, model
 name, resample, domain name, draw), so results are bit-identical for any thread count, chunk size
 and model order, and a model's interval depends only on its own outcomes. The numba engine is
 imported lazily, so importing this module does not pay numba's start-up.
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import DataError, UsageError
 from . import _bootstrap_reference as reference
 from .aggregate import (
     Baselines,
@@ -41,7 +42,6 @@ from .aggregate import (
     cluster_counts,
 )
 from .analytic_se import analytic_difference_se
-from .errors import DataError, UsageError
 from .metrics import adjusted_score, verdict
 
 ENGINES = ("numba", "reference", "python")

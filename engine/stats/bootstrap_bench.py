@@ -1,7 +1,7 @@
 """Simulated benchmarks and the bootstrap speed bench (library code; the CLI renders the rows).
 
 :func:`simulate_clusters` draws a benchmark with known truth and real within-image correlation,
-directly as :class:`~keyaudit.engine.aggregate.ClusterCounts` (a full-corpus job has millions of
+directly as :class:`~keyaudit.engine.stats.aggregate.ClusterCounts` (a full-corpus job has millions of
 items; building ``Outcome`` objects for it would measure Python, not the bootstrap).
 :func:`simulate_outcomes` expands a small one into outcomes for end-to-end tests.
 
@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import UsageError
 from . import _bootstrap_reference as reference
 from .aggregate import ClusterCounts, Outcome
 from .bootstrap import _kernel_inputs, numba_runner
-from .errors import UsageError
 
 
 @dataclass(frozen=True)

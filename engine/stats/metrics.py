@@ -1,8 +1,8 @@
 """Per-cell quantities: raw accuracy, the constant-answer baseline, the adjusted score, verdicts.
 
 A *cell* is one (domain, level) of the benchmark. Everything here is a pure function of counts
-and is shared by :mod:`keyaudit.engine.aggregate` (point estimates),
-:mod:`keyaudit.engine.bootstrap` (intervals) and :mod:`keyaudit.engine.analytic_se`, so the three
+and is shared by :mod:`keyaudit.engine.stats.aggregate` (point estimates),
+:mod:`keyaudit.engine.stats.bootstrap` (intervals) and :mod:`keyaudit.engine.stats.analytic_se`, so the three
 can never disagree about what "adjusted" means. The numba kernel re-implements
 :func:`adjusted_score` expression for expression (it cannot call Python), and the tests pin the two
 together.
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .errors import DataError
-from .strict import normalise_strict
+from ..errors import DataError
+from ..load.strict import normalise_strict
 
 #: Verdicts on a difference from its confidence interval (see :func:`verdict`).
 SURVIVES = "survives"
@@ -38,7 +38,7 @@ def strict_baseline(keys: Sequence[str]) -> float:
     """Accuracy of the best constant answer under strict scoring, on the evaluated items.
 
     ``keys`` are the answer keys of the evaluated items of one cell. Keys are compared after
-    :func:`keyaudit.engine.strict.normalise_strict` (case-fold, collapse whitespace), exactly as the
+    :func:`keyaudit.engine.load.strict.normalise_strict` (case-fold, collapse whitespace), exactly as the
     strict scorer compares an answer with its key, so the strongest constant answer is the most
     frequent normalised key and the baseline is its share of the items. Sentence-valued keys with
     many distinct strings therefore get a low baseline (the seed's physical_stability L5 cell:

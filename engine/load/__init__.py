@@ -1,0 +1,9 @@
+"""Stage 1, load: the benchmark and its files, read and validated.
+
+Owns the benchmark model (``benchmark``), the JSON Lines and TOML readers, the labelled-case
+reader (``casefile``), the validated-key cache, the answer-line finder, the strict scorer (the
+benchmark's own exact-match verdict) and locating bundled files.
+
+May import: ``keyaudit.engine.errors`` and the standard library only. Nothing here knows rules,
+grammars, statistics or reports: a benchmark loads the same whatever is later done with it.
+"""

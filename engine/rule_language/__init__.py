@@ -1,0 +1,12 @@
+"""Stage 2, parse and score: the rule language.
+
+Owns everything a TOML rule file and its Lark grammars mean: grammar compilation (``grammar``),
+the parse-tree nodes (``ast``), the expression language (``expr_parse`` → ``expr_eval``, wrapped by
+``expr``), rule loading (``rule``), scoring one answer (``scoring``), the checks a rule must pass
+before it is used (``rulecheck``), key structure (``keystructure``) and new-rule scaffolding
+(``scaffold``). Named ``rule_language`` so it is never confused with the top-level ``rules/``
+folder of TOML rule files.
+
+May import: ``keyaudit.engine.errors`` and ``keyaudit.engine.load``. Never statistics, reports or
+the orchestration on top (``audit``, ``flag``).
+"""
