@@ -27,7 +27,7 @@ from keyaudit.engine.reports.formatting import pct, pp
 from .common import BenchOption, JsonOption, bench_dir, console, err_console
 
 if TYPE_CHECKING:
-    from keyaudit.engine.audit import Audit, RuleProof
+    from keyaudit.engine.reports.findings import Audit, RuleProof
 
 MAX_LISTED = 20
 
@@ -192,7 +192,7 @@ class _progress:
 
 
 def _values(values: dict) -> str:
-    from keyaudit.engine.audit import format_value
+    from keyaudit.engine.reports.findings import format_value
 
     return ", ".join(f"{k}={format_value(v)}" for k, v in values.items())
 

@@ -13,9 +13,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from keyaudit.engine.errors import UsageError
-from keyaudit.engine.flag import FlagRow, flag_cells
+from keyaudit.engine.flag import flag_cells
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
+from keyaudit.engine.reports.findings import FlagRow
 from keyaudit.engine.reports.formatting import pct
 from keyaudit.engine.rule_language.keystructure import (
     CellStructure,

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
 
 from .load.benchmark import Benchmark
+from .reports.findings import FlagRow
 
 MIN_TOKENS = 6
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
@@ -36,37 +35,6 @@ def is_flagged(key: str) -> bool:
     return ";" in key or len(_TOKEN.findall(key)) >= MIN_TOKENS
 
 
-@dataclass(frozen=True)
-class FlagRow:
-    """One cell with flagged keys; ``evaluated`` and ``strict_correct`` pool all models."""
-
-    domain: str
-    level: int
-    flagged: int
-    total: int
-    evaluated: int
-    strict_correct: int
-
-    @property
-    def strict_accuracy(self) -> float | None:
-        return self.strict_correct / self.evaluated if self.evaluated else None
-
-    @property
-    def candidate(self) -> bool:
-        """Zero strict accuracy on at least one evaluated flagged response."""
-        return self.evaluated > 0 and self.strict_correct == 0
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "domain": self.domain,
-            "level": self.level,
-            "flagged": self.flagged,
-            "total": self.total,
-            "evaluated": self.evaluated,
-            "strict_correct": self.strict_correct,
-            "strict_accuracy": self.strict_accuracy,
-            "candidate": self.candidate,
-        }
 
 
 def flag_cells(benchmark: Benchmark) -> list[FlagRow]:

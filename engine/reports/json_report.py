@@ -13,7 +13,7 @@ import json
 import math
 from typing import Any
 
-from ..audit import Audit, Difference, RuleProof
+from .findings import Audit, Difference, RuleProof
 
 SCHEMA_VERSION = 1
 

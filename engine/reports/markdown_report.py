@@ -14,8 +14,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..audit import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
 from ..rule_language.keystructure import CellStructure
+from .findings import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
 from .formatting import pct, pp
 
 MAX_UNPARSED_LISTED = 50

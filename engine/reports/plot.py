@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..audit import Audit
 from ..errors import UsageError
+from .findings import Audit
 
 FORMATS = (".png", ".svg")
 INSTALL_HINT = "pip install 'keyaudit[plot]'"

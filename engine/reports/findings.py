@@ -1,0 +1,296 @@
+"""What an audit found: the frozen records that ``run_audit`` and ``prove_rules`` build and every
+report (terminal, JSON, Markdown, plot) only reads.
+
+They live in the report stage, below the orchestration that fills them (``keyaudit.engine.audit``,
+``keyaudit.engine.flag``), so a reporter needs nothing but these records and never imports the
+code that runs an audit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UsageError
+from ..rule_language.keystructure import CellStructure
+from ..stats.aggregate import check_levels
+
+
+@dataclass(frozen=True)
+class FlagRow:
+    """One cell with flagged keys; ``evaluated`` and ``strict_correct`` pool all models."""
+
+    domain: str
+    level: int
+    flagged: int
+    total: int
+    evaluated: int
+    strict_correct: int
+
+    @property
+    def strict_accuracy(self) -> float | None:
+        return self.strict_correct / self.evaluated if self.evaluated else None
+
+    @property
+    def candidate(self) -> bool:
+        """Zero strict accuracy on at least one evaluated flagged response."""
+        return self.evaluated > 0 and self.strict_correct == 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "domain": self.domain,
+            "level": self.level,
+            "flagged": self.flagged,
+            "total": self.total,
+            "evaluated": self.evaluated,
+            "strict_correct": self.strict_correct,
+            "strict_accuracy": self.strict_accuracy,
+            "candidate": self.candidate,
+        }
+
+ENGINES = ("numba", "reference")
+
+@dataclass(frozen=True)
+class Settings:
+    """The statistical settings of a run (all reported, so a report can be reproduced)."""
+
+    levels: tuple[int, int] = (4, 5)
+    resamples: int = 10_000
+    seed: int = 0
+    confidence: float = 0.95
+    engine: str = "numba"
+
+    def __post_init__(self) -> None:
+        check_levels(self.levels)
+        if self.resamples < 1:
+            raise UsageError(f"--resamples must be at least 1, got {self.resamples}")
+        if not 0.0 < self.confidence < 1.0:
+            raise UsageError(
+                f"--confidence must lie strictly between 0 and 1, got {self.confidence}"
+            )
+        if self.engine not in ENGINES:
+            raise UsageError(f"--engine must be one of {', '.join(ENGINES)}, got {self.engine!r}")
+
+    @property
+    def lo(self) -> int:
+        return self.levels[0]
+
+    @property
+    def hi(self) -> int:
+        return self.levels[1]
+
+@dataclass(frozen=True)
+class ExampleRun:
+    """One of a rule's own examples, scored: what it states and what the rule did."""
+
+    note: str
+    line: int | None
+    key: str
+    response: str
+    expect_accept: bool
+    expect_reason: str
+    accept: bool
+    reason: str
+    values: dict[str, Any]
+    mismatches: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches
+
+@dataclass(frozen=True)
+class KeysCheckFailure:
+    key: str
+    answer: str
+    problem: str
+    reason: str
+
+@dataclass(frozen=True)
+class CellKeysCheck:
+    """The keys check of one ruled cell over its full key corpus."""
+
+    domain: str
+    level: int
+    n_keys: int
+    distinct: int
+    pairs_checked: int
+    unparsed: tuple[tuple[str, str], ...]
+    failures: tuple[KeysCheckFailure, ...]
+    #: False when each key was checked against a sample of the others (very large cells).
+    exhaustive: bool = True
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and not self.unparsed and self.n_keys > 0
+
+@dataclass(frozen=True)
+class Requirement:
+    """One ``[[require]]`` clause as text: its reason, explanation, check and condition."""
+
+    reason: str
+    explain: str
+    check: str
+    when: str | None
+
+@dataclass(frozen=True)
+class RuleProof:
+    """A rule as the report shows it, with its examples run and its keys checked."""
+
+    name: str
+    path: str
+    description: str
+    question: str
+    cells: tuple[tuple[str, int], ...]
+    key_grammar: str
+    answer_grammar: str
+    key_values: tuple[str, ...]
+    outputs: tuple[str, ...]
+    requirements: tuple[Requirement, ...]
+    examples: tuple[ExampleRun, ...]
+    keys_checks: tuple[CellKeysCheck, ...]
+    example_targets: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def examples_passed(self) -> bool:
+        return all(e.passed for e in self.examples)
+
+    @property
+    def keys_passed(self) -> bool:
+        return all(k.passed for k in self.keys_checks)
+
+    @property
+    def passed(self) -> bool:
+        return self.examples_passed and self.keys_passed
+
+@dataclass(frozen=True)
+class Scope:
+    """Models found vs the roster; who had ``correct`` computed by keyaudit."""
+
+    benchmark: str
+    n_keys: int
+    n_responses: int
+    domains: tuple[str, ...]
+    levels: tuple[int, ...]
+    models_found: tuple[str, ...]
+    roster: tuple[str, ...]
+    missing_models: tuple[str, ...]
+    computed_models: tuple[str, ...]
+
+@dataclass(frozen=True)
+class CellAudit:
+    """One ruled cell: its corpus, its evaluated sample and its two baselines."""
+
+    rule: str
+    domain: str
+    level: int
+    n_keys: int
+    n_evaluated: int
+    status_counts: tuple[tuple[str, int], ...]
+    baseline_before: float
+    baseline_before_correct: int
+    baseline_after: float
+    baseline_after_correct: int
+    best_constant: str
+    best_constant_values: dict[str, Any]
+
+@dataclass(frozen=True)
+class ModelCell:
+    """One model in one ruled cell: strict vs structured accuracy and the flips between them."""
+
+    model: str
+    domain: str
+    level: int
+    n: int
+    strict_correct: int
+    structured_correct: int
+    flips_up: tuple[str, ...]
+    flips_down: tuple[str, ...]
+    reasons: tuple[tuple[str, int], ...]
+
+    @property
+    def strict(self) -> float:
+        return self.strict_correct / self.n
+
+    @property
+    def structured(self) -> float:
+        return self.structured_correct / self.n
+
+@dataclass(frozen=True)
+class WorkedExample:
+    """A stored response scored by the rule: the first sampled item of a key status, per model."""
+
+    model: str
+    domain: str
+    level: int
+    id: str
+    status: str
+    target: dict[str, Any]
+    answer_line: str | None
+    extracted: dict[str, Any]
+    accept: bool
+    reason: str
+
+@dataclass(frozen=True)
+class Difference:
+    """L(hi)−L(lo) with its bootstrap interval, verdict and standard errors (fractions)."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    verdict: str
+    bootstrap_se: float
+    analytic_se: float
+    design_effect: float
+    clusters_per_stratum: dict[str, int]
+    n_replicates: int
+
+@dataclass(frozen=True)
+class ModelAggregate:
+    """One model's aggregates before and after (see :class:`~.aggregate.ModelSummary`)."""
+
+    model: str
+    raw_before: float
+    raw_after: float
+    adjusted_before: float
+    adjusted_after: float
+    overall_before: float
+    overall_after: float
+    diff_before: Difference
+    diff_after: Difference
+    n_hi_cells: int
+    n_paired: int
+    n_cells: int
+
+    @property
+    def verdict_changed(self) -> bool:
+        return self.diff_before.verdict != self.diff_after.verdict
+
+@dataclass(frozen=True)
+class Audit:
+    """Everything ``keyaudit check`` reports."""
+
+    settings: Settings
+    scope: Scope
+    rules: tuple[RuleProof, ...]
+    key_structure: tuple[CellStructure, ...]
+    cells: tuple[CellAudit, ...]
+    models: tuple[ModelCell, ...]
+    worked_examples: tuple[WorkedExample, ...]
+    aggregates: tuple[ModelAggregate, ...]
+    flagged: tuple[FlagRow, ...]
+
+    @property
+    def verdict_changes(self) -> tuple[ModelAggregate, ...]:
+        return tuple(a for a in self.aggregates if a.verdict_changed)
+
+    @property
+    def n_ruled_responses(self) -> int:
+        return sum(m.n for m in self.models)
+
+def format_value(value: Any) -> str:
+    """A ``[key]``/``[output]`` value as text: ``(B,A)`` for pairs, ``none`` for null."""
+    if value is None:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return "(" + ",".join(format_value(v) for v in value) + ")"
+    return str(value)

@@ -1,0 +1,427 @@
+"""The functions a rule expression can call: the fixed table :data:`FUNCTIONS`.
+
+The only way an expression reaches code is through this table; adding an entry extends the
+language, and its implementation's first docstring line is its reference line in the README
+(:func:`function_reference`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ExpressionError
+from .expr_values import (
+    _NUMBER_TYPES,
+    _SEQUENCE_TYPES,
+    MAX_ITEMS,
+    _check_chars,
+    _check_items,
+    _is_node,
+    _is_number,
+    _sequence,
+    type_name,
+)
+
+# --------------------------------------------------------------------------- functions
+
+
+@dataclass(frozen=True)
+class Function:
+    """One entry of the function table: the implementation and how many arguments it takes.
+
+    ``impl`` receives the evaluated arguments positionally and raises ExpressionError (without a
+    location; the call site adds it) for bad input. ``max_args=None`` means variadic. The first
+    line of ``impl.__doc__`` is the reference line shown to rule authors.
+    """
+
+    impl: Callable[..., Any]
+    min_args: int
+    max_args: int | None = -1
+    doc: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.max_args == -1:
+            object.__setattr__(self, "max_args", self.min_args)
+        lines = (self.impl.__doc__ or "").strip().splitlines()
+        object.__setattr__(self, "doc", lines[0].strip() if lines else "")
+
+    def arity(self) -> str:
+        """``"1 argument"``, ``"1 to 2 arguments"``, ``"at least 1 argument"``."""
+        low, high = self.min_args, self.max_args
+        noun = "argument" if (high if high is not None else low) == 1 else "arguments"
+        if high is None:
+            return f"at least {low} {noun}"
+        return f"{low} {noun}" if low == high else f"{low} to {high} {noun}"
+
+
+def _len(x: Any) -> int:
+    """len(xs) → int: elements of a list/tuple or characters of a string; len(null) = 0."""
+    return len(_sequence(x, "len()"))
+
+
+def _unique(xs: Any) -> list:
+    """unique(xs) → list: distinct elements in order of first appearance; unique(null) = []."""
+    out: list = []
+    seen: set = set()
+    for item in _sequence(xs, "unique()"):
+        try:
+            if item in seen:
+                continue
+            seen.add(item)
+        except TypeError:  # unhashable (a list): fall back to equality
+            if item in out:
+                continue
+        out.append(item)
+    return out
+
+
+def _comparable_values(values: Iterable, name: str) -> list:
+    """The non-null values, checked to be mutually orderable (all numbers, all strings...)."""
+    present = [v for v in values if v is not None]
+    if present:
+        first = type(present[0])
+        if first in _NUMBER_TYPES:
+            same = all(type(v) in _NUMBER_TYPES for v in present)
+        else:
+            same = first in _SEQUENCE_TYPES and all(type(v) is first for v in present)
+        if not same:
+            classes = sorted({"number" if _is_number(v) else type_name(v) for v in present})
+            raise ExpressionError(f"{name}() cannot order {' and '.join(classes)} values")
+    return present
+
+
+def _extreme(choose: Callable[[Any], Any], args: tuple, name: str) -> Any:
+    """min/max: Python's own on the non-null values; mixed types are reported, not ordered."""
+    values = args[0] if len(args) == 1 else args
+    if type(values) not in _SEQUENCE_TYPES:
+        values = _sequence(values, name + "() with one argument")
+    if None in values:
+        values = [v for v in values if v is not None]
+    if not values:
+        return None
+    try:
+        return choose(values)
+    except TypeError:  # mixed types, or nodes, which have no order
+        _comparable_values(values, name)
+        raise ExpressionError(f"{name}() cannot order these elements") from None
+
+
+def _min(*args: Any) -> Any:
+    """min(xs) or min(a, b, ...) → smallest value, nulls skipped; null if nothing is left."""
+    return _extreme(min, args, "min")
+
+
+def _max(*args: Any) -> Any:
+    """max(xs) or max(a, b, ...) → largest value, nulls skipped; null if nothing is left."""
+    return _extreme(max, args, "max")
+
+
+def _sum(xs: Any) -> Any:
+    """sum(xs) → sum of the numbers, nulls skipped; sum([]) = 0; any non-number is an error."""
+    total: int | float = 0
+    for item in _sequence(xs, "sum()"):
+        if item is None:
+            continue
+        if not _is_number(item):
+            raise ExpressionError(f"sum() adds numbers, not {type_name(item)}")
+        total += item
+    return total
+
+
+def _sorted(xs: Any) -> list:
+    """sorted(xs) → new ascending list; elements must be all numbers or all strings (no null)."""
+    values = list(_sequence(xs, "sorted()"))
+    if any(v is None for v in values):
+        raise ExpressionError("sorted() cannot order null; filter it out first")
+    _comparable_values(values, "sorted")
+    try:
+        return sorted(values)
+    except TypeError:
+        raise ExpressionError("sorted() cannot order these elements") from None
+
+
+def _first(xs: Any) -> Any:
+    """first(xs) → first element (character of a string), or null when empty or null."""
+    seq = _sequence(xs, "first()")
+    return seq[0] if seq else None
+
+
+def _last(xs: Any) -> Any:
+    """last(xs) → last element (character of a string), or null when empty or null."""
+    seq = _sequence(xs, "last()")
+    return seq[-1] if seq else None
+
+
+def _count(xs: Any, value: Any) -> int:
+    """count(xs, v) → how many elements equal v (substrings, for a string); count(null, v) = 0."""
+    seq = _sequence(xs, "count()")
+    if type(seq) is str:
+        if type(value) is not str:
+            raise ExpressionError(f"count(<string>, v) needs a string v, not {type_name(value)}")
+        return seq.count(value)
+    return sum(1 for item in seq if item == value)
+
+
+def _any(xs: Any) -> bool:
+    """any(xs) → true if some element is truthy; any([]) = any(null) = false."""
+    return any(_sequence(xs, "any()"))
+
+
+def _all(xs: Any) -> bool:
+    """all(xs) → true if every element is truthy; all([]) = all(null) = true."""
+    return all(_sequence(xs, "all()"))
+
+
+def _string_function(name: str, method: Callable[[str], str], doc: str) -> Callable[[Any], Any]:
+    def apply(s: Any) -> Any:
+        if type(s) is str:
+            return method(s)
+        if s is None:
+            return None
+        raise ExpressionError(f"{name}() takes a string, not {type_name(s)}")
+
+    apply.__doc__ = doc
+    return apply
+
+
+_NUMERIC = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _number(x: Any) -> float | None:
+    """number(x) → float from a number or a string that is wholly numeric ("65", "-3.5", "1,250", "1e3", "−2"), else null ("65 psi" → null); number(node) reads text(node)."""  # noqa: E501
+    if type(x) in _NUMBER_TYPES:
+        return float(x)
+    if x is None:
+        return None
+    if _is_node(x):
+        x = _text(x)
+        if x is None:
+            return None
+    if type(x) is not str:
+        raise ExpressionError(f"number() takes a string or a number, not {type_name(x)}")
+    text = x.strip().replace("\u2212", "-")  # the typographic minus LLMs like to write
+    if len(text) > 100 or not _NUMERIC.fullmatch(text):
+        return None
+    value = float(text.replace(",", ""))
+    return value if math.isfinite(value) else None
+
+
+def _abs(x: Any) -> Any:
+    """abs(x) → absolute value of a number; abs(null) = null."""
+    if _is_number(x):
+        return abs(x)
+    if x is None:
+        return None
+    raise ExpressionError(f"abs() takes a number, not {type_name(x)}")
+
+
+def _round(x: Any, digits: Any = None) -> Any:
+    """round(x[, n]) → x rounded to n decimals (int when n is omitted), half to even like Python: round(2.5) = 2; round(null) = null."""  # noqa: E501
+    if digits is not None and type(digits) is not int:
+        raise ExpressionError(f"round(x, n) needs an int n, not {type_name(digits)}")
+    if _is_number(x):
+        if digits is None:
+            if not math.isfinite(x):
+                raise ExpressionError(f"cannot round {x} to an int")
+            return round(x)
+        return round(x, digits)
+    if x is None:
+        return None
+    raise ExpressionError(f"round() takes a number, not {type_name(x)}")
+
+
+def _close(a: Any, b: Any, abs_tol: Any = 0.0, rel_tol: Any = 1e-9) -> bool:
+    """close(a, b[, abs_tol[, rel_tol]]) → |a−b| ≤ max(abs_tol, rel_tol·max(|a|,|b|)); defaults 0 and 1e-9; false if a or b is null."""  # noqa: E501
+    for name, tol in (("abs_tol", abs_tol), ("rel_tol", rel_tol)):
+        if not _is_number(tol) or tol < 0:
+            raise ExpressionError(f"close() needs a number ≥ 0 for {name}, not {tol!r}")
+    if a is None or b is None:
+        return False
+    if not (_is_number(a) and _is_number(b)):
+        raise ExpressionError(
+            f"close() compares numbers, not {type_name(a)} and {type_name(b)}; use number()"
+        )
+    return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+
+
+_ALPHABETS = ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789")
+
+
+def _alphabet(c: Any, name: str) -> str:
+    if type(c) is str and len(c) == 1:
+        for alphabet in _ALPHABETS:
+            if c in alphabet:
+                return alphabet
+    raise ExpressionError(f"{name}() takes one letter, one digit or an int, not {c!r}")
+
+
+def _step(c: Any, delta: int, name: str) -> Any:
+    if type(c) is int:
+        return c + delta
+    if c is None:
+        return None
+    alphabet = _alphabet(c, name)
+    position = alphabet.index(c) + delta
+    return alphabet[position] if 0 <= position < len(alphabet) else None
+
+
+def _succ(c: Any) -> Any:
+    """succ(c) → next letter/digit in its own alphabet ("B"→"C", "b"→"c", "8"→"9"), n+1 for an int; null after "Z", "z", "9" and for null."""  # noqa: E501
+    return _step(c, 1, "succ")
+
+
+def _pred(c: Any) -> Any:
+    """pred(c) → previous letter/digit in its own alphabet ("C"→"B"), n−1 for an int; null before "A", "a", "0" and for null."""  # noqa: E501
+    return _step(c, -1, "pred")
+
+
+def _span(a: Any, b: Any) -> Any:
+    """span(a, b) → inclusive list from a to b: two ints, or two letters/digits of one alphabet (span("B","D") = ["B","C","D"]); [] if a > b; null if either is null."""  # noqa: E501
+    if a is None or b is None:
+        return None
+    if type(a) is int and type(b) is int:
+        if b - a >= MAX_ITEMS:
+            raise ExpressionError(f"span({a}, {b}) has more than {MAX_ITEMS} elements")
+        return list(range(a, b + 1))
+    alphabet = _alphabet(a, "span")
+    if _alphabet(b, "span") is not alphabet:
+        raise ExpressionError(f"span({a!r}, {b!r}) mixes alphabets")
+    return list(alphabet[alphabet.index(a) : alphabet.index(b) + 1])
+
+
+def _tuple(xs: Any) -> tuple:
+    """tuple(xs) → the elements as a tuple (characters, for a string); tuple(null) = ()."""
+    return tuple(_sequence(xs, "tuple()"))
+
+
+def _list(xs: Any) -> list:
+    """list(xs) → the elements as a list (characters, for a string); list(null) = []."""
+    return list(_sequence(xs, "list()"))
+
+
+def _str(x: Any) -> str:
+    """str(x) → text of a scalar: "null", "true", "false", "65", "65.0", a string as is, text(node) for a node; lists are an error."""  # noqa: E501
+    if type(x) is str:
+        return x
+    if x is None:
+        return "null"
+    if type(x) is bool:
+        return "true" if x else "false"
+    if type(x) in _NUMBER_TYPES:
+        return _check_chars(repr(x))
+    if _is_node(x):
+        return _text(x)
+    raise ExpressionError(f"str() takes a scalar, not {type_name(x)}")
+
+
+def _coalesce(*args: Any) -> Any:
+    """coalesce(a, b, ...) → the first argument that is not null, else null (all are evaluated)."""
+    for arg in args:
+        if arg is not None:
+            return arg
+    return None
+
+
+def _node(x: Any, name: str) -> Any:
+    if not _is_node(x):
+        raise ExpressionError(f"{name}() takes a node, not {type_name(x)}")
+    return x
+
+
+def _find(node: Any, kind: Any) -> list:
+    """find(node, kind) → every descendant node of that kind (grammar rule name), in document order; find(null, k) = []."""  # noqa: E501
+    if type(kind) is not str:
+        raise ExpressionError(f"find(node, kind) needs a string kind, not {type_name(kind)}")
+    if node is None:
+        return []
+    return list(_node(node, "find").find(kind))
+
+
+def _text(node: Any) -> Any:
+    """text(node) → the source text the node was parsed from; a string is returned as is; text(null) = null."""  # noqa: E501
+    if node is None or type(node) is str:
+        return node
+    return _node(node, "text").text()
+
+
+def _kind(node: Any) -> Any:
+    """kind(node) → the node's kind (its grammar rule name); kind(null) = null."""
+    if node is None:
+        return None
+    return _node(node, "kind").kind
+
+
+def _start(node: Any) -> Any:
+    """start(node) → character offset where the node begins in the parsed text; start(null) = null."""
+    if node is None:
+        return None
+    value = getattr(_node(node, "start"), "start", None)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ExpressionError(f"start() needs a parsed node, not {type_name(node)}")
+    return value
+
+
+def _flatten(xss: Any) -> list:
+    """flatten(xss) → one list of the items of each list in xss, in order; null items skipped."""
+    out: list = []
+    for xs in _sequence(xss, "flatten()"):
+        if xs is None:
+            continue
+        out.extend(_sequence(xs, "flatten()"))
+    return list(_check_items(out))
+
+
+#: The only functions an expression can call. Add an entry to extend the language; its
+#: implementation's first docstring line is the reference line (see :func:`function_reference`).
+FUNCTIONS: dict[str, Function] = {
+    "len": Function(_len, 1),
+    "unique": Function(_unique, 1),
+    "min": Function(_min, 1, None),
+    "max": Function(_max, 1, None),
+    "sum": Function(_sum, 1),
+    "sorted": Function(_sorted, 1),
+    "first": Function(_first, 1),
+    "last": Function(_last, 1),
+    "count": Function(_count, 2),
+    "any": Function(_any, 1),
+    "all": Function(_all, 1),
+    "lower": Function(
+        _string_function("lower", str.lower, "lower(s) → s in lower case; lower(null) = null."), 1
+    ),
+    "upper": Function(
+        _string_function("upper", str.upper, "upper(s) → s in upper case; upper(null) = null."), 1
+    ),
+    "strip": Function(
+        _string_function(
+            "strip",
+            str.strip,
+            "strip(s) → s without leading/trailing whitespace; strip(null) = null.",
+        ),
+        1,
+    ),
+    "number": Function(_number, 1),
+    "abs": Function(_abs, 1),
+    "round": Function(_round, 1, 2),
+    "close": Function(_close, 2, 4),
+    "succ": Function(_succ, 1),
+    "pred": Function(_pred, 1),
+    "span": Function(_span, 2),
+    "tuple": Function(_tuple, 1),
+    "list": Function(_list, 1),
+    "str": Function(_str, 1),
+    "coalesce": Function(_coalesce, 1, None),
+    "find": Function(_find, 2),
+    "text": Function(_text, 1),
+    "kind": Function(_kind, 1),
+    "flatten": Function(_flatten, 1),
+    "start": Function(_start, 1),
+}
+
+
+def function_reference() -> str:
+    """The DSL function reference as Markdown, one bullet per function, in table order."""
+    return "\n".join(f"- `{name}`: {function.doc}" for name, function in FUNCTIONS.items())
