@@ -1,0 +1,98 @@
+"""The engine's stages import one way: errors → load → rule_language → stats → reports → audit/flag.
+
+Each module's imports (relative and absolute, at any depth, including those inside functions) are
+read from its source with ``ast`` and mapped to the stage they land in; an import that runs back up
+the pipeline fails here, naming the file, line and both stages.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ENGINE = Path(__file__).resolve().parent.parent / "engine"
+#: Lower ranks may be imported by higher ones, never the other way round.
+RANK = {
+    "errors": 0,
+    "load": 1,
+    "rule_language": 2,
+    "stats": 3,
+    "reports": 4,
+    "audit": 5,
+    "flag": 5,
+    "examples": 6,
+    "cli": 7,
+}
+
+
+def stage_of(module: str) -> str | None:
+    """The stage of a dotted module path inside ``keyaudit`` (None for the package roots)."""
+    parts = module.split(".")
+    if parts[:2] == ["keyaudit", "cli"]:
+        return "cli"
+    if parts[:2] != ["keyaudit", "engine"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(ENGINE).with_suffix("")
+    parts = [p for p in relative.parts if p != "__init__"]
+    return ".".join(["keyaudit", "engine", *parts])
+
+
+def imports_of(path: Path, source: str | None = None) -> list[tuple[int, str]]:
+    """Every module an import statement in ``path`` names, resolved to an absolute dotted path."""
+    source = path.read_text(encoding="utf-8") if source is None else source
+    own = module_name(path)
+    package = own if path.name == "__init__.py" else own.rsplit(".", 1)[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if node.module is None:  # from . import x: each name is a module
+                found += [(node.lineno, f"{target}.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, target))
+    return found
+
+
+SOURCES = sorted(p for p in ENGINE.rglob("*.py") if p.name != "__init__.py" or p.parent != ENGINE)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ENGINE)))
+def test_imports_run_down_the_pipeline(path: Path) -> None:
+    own_stage = stage_of(module_name(path))
+    assert own_stage in RANK, f"{path}: module outside every stage; add its stage to RANK"
+    for line, target in imports_of(path):
+        stage = stage_of(target)
+        if stage is None or stage == own_stage:
+            continue
+        assert stage in RANK, f"{path}:{line}: imports {target}, which is in no stage"
+        assert RANK[stage] <= RANK[own_stage], (
+            f"{path}:{line}: {own_stage} imports {target} ({stage}), which runs back up the pipeline"
+        )
+
+
+def test_the_check_catches_an_upward_import() -> None:
+    """The scanner itself works: relative imports resolve, and an upward one is visible."""
+    assert any(stage_of(t) == "errors" for _, t in imports_of(ENGINE / "load" / "benchmark.py"))
+    probe = ENGINE / "load" / "probe.py"  # never written: the source is given
+    source = "def f():\n    from ..rule_language.rule import Rule\n    from . import jsonl\n"
+    targets = [t for _, t in imports_of(probe, source)]
+    assert targets == ["keyaudit.engine.rule_language.rule", "keyaudit.engine.load.jsonl"]
+    assert RANK[stage_of(targets[0])] > RANK["load"]
+
+
+def test_every_stage_says_what_it_owns_and_may_import() -> None:
+    for stage in ("load", "rule_language", "stats", "reports"):
+        doc = ast.get_docstring(ast.parse((ENGINE / stage / "__init__.py").read_text()))
+        assert doc and "May import" in doc, stage
