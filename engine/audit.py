@@ -221,7 +221,6 @@ def run_audit(
     scorers: Sequence[Scorer] | None = None,
 ) -> Audit:
     """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs."""
-    from .stats.bootstrap import bootstrap_difference  # numba: imported only when an audit runs
 
     _check_cells_disjoint(rules)
     scorers = list(scorers) if scorers is not None else [Scorer(rule) for rule in rules]
@@ -246,8 +245,36 @@ def run_audit(
     )
     key_structure = _key_structure(benchmark, rules)
 
-    # score: every response once, ruled cells by their rule
     responses = sorted(benchmark.responses, key=lambda r: (r.model, r.id))
+    before, after, verdicts = _score_responses(benchmark, responses, ruled)
+
+    baselines_before, baselines_after, cells = _cell_audits(benchmark, responses, ruled, key_structure)
+
+    models, worked = _model_cells(benchmark, responses, ruled, verdicts)
+
+    aggregates = _aggregates(
+        before, after, baselines_before, baselines_after, settings, progress
+    )
+    return Audit(
+        settings=settings,
+        scope=scope,
+        rules=proofs,
+        key_structure=key_structure,
+        cells=tuple(cells),
+        models=tuple(models),
+        worked_examples=tuple(worked),
+        aggregates=tuple(aggregates),
+        flagged=_flagged(benchmark),
+    )
+
+
+def _score_responses(
+    benchmark: Benchmark,
+    responses: Sequence[Response],
+    ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
+) -> tuple[list[Outcome], list[Outcome], dict[tuple[str, str], Any]]:
+    """Score every response once: before = its stored strict verdict, after = its rule's verdict
+    in a ruled cell (else the strict one). Returns both outcome lists and the rule verdicts."""
     before: list[Outcome] = []
     after: list[Outcome] = []
     verdicts: dict[tuple[str, str], Any] = {}
@@ -263,7 +290,17 @@ def run_audit(
                 outcome = Outcome(r.model, ref.domain, ref.cluster, ref.level, verdict.accept)
         after.append(outcome)
 
-    # baselines: evaluated items = items any model was evaluated on
+    return before, after, verdicts
+
+
+def _cell_audits(
+    benchmark: Benchmark,
+    responses: Sequence[Response],
+    ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
+    key_structure: Sequence[CellStructure],
+) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float], list[CellAudit]]:
+    """Baselines before (strict) and after (the rule's best constant answer) over the evaluated
+    items (those any model was evaluated on), and one CellAudit per ruled cell."""
     evaluated = [benchmark.keys[i] for i in sorted({r.id for r in responses})]
     cell_keys = [((k.ref.domain, k.ref.level), k.answer) for k in evaluated]
     baselines_before = strict_baselines(cell_keys)
@@ -298,9 +335,20 @@ def run_audit(
             )
         )
 
-    models, worked = _model_cells(benchmark, responses, ruled, verdicts)
+    return baselines_before, baselines_after, cells
 
-    # aggregate
+
+def _aggregates(
+    before: list[Outcome],
+    after: list[Outcome],
+    baselines_before: dict[tuple[str, int], float],
+    baselines_after: dict[tuple[str, int], float],
+    settings: Settings,
+    progress: Progress | None,
+) -> list[ModelAggregate]:
+    """Per-model aggregates before and after, with the two bootstrap runs of the L5−L4 gap."""
+    from .stats.bootstrap import bootstrap_difference  # numba: imported only when an audit runs
+
     table_before, table_after = cell_table(before), cell_table(after)
     summary_before = summarize(table_before, baselines_before, settings.levels)
     summary_after = summarize(table_after, baselines_after, settings.levels)
@@ -352,17 +400,7 @@ def run_audit(
                 n_cells=b.n_cells,
             )
         )
-    return Audit(
-        settings=settings,
-        scope=scope,
-        rules=proofs,
-        key_structure=key_structure,
-        cells=tuple(cells),
-        models=tuple(models),
-        worked_examples=tuple(worked),
-        aggregates=tuple(aggregates),
-        flagged=_flagged(benchmark),
-    )
+    return aggregates
 
 
 def _model_cells(
