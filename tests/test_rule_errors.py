@@ -94,7 +94,7 @@ def test_rule_grammar_may_import_the_common_grammar(tmp_path: Path) -> None:
     )
     text = GOOD.replace(
         'key_grammar = "physical_stability_key.lark"', 'key_grammar = "mine.lark"', 1
-    )
+    ).replace("(key.upper, key.lower) if key.status", "null if key.status", 1)
     rule = load_rule(write(tmp_path, text[: text.index("[[example]]")]))
     assert rule.key_grammar.parse("stable").kind == "status"
 

@@ -24,6 +24,7 @@ from lark.lexer import PatternRE
 
 from ..errors import RuleError, located
 from .ast import AttributeHook, Leaf, Node
+from .phrases import PhraseError, expand_phrases
 
 BUNDLED_PACKAGE = "keyaudit.grammars"
 
@@ -79,6 +80,14 @@ def resolve_grammar(name: str, rule_dir: Path | None, origin: Path | None = None
     )
 
 
+def read_grammar_text(path: Path) -> str:
+    """A grammar file's text with its phrase lexicon (``%phrase``/``%part``) compiled in place."""
+    try:
+        return expand_phrases(path.read_text(encoding="utf-8"))
+    except PhraseError as error:
+        raise RuleError(located(path, error.line, error.column, error.message)) from None
+
+
 class _ImportLoader:
     """A Lark import loader: relative imports from ``base_dir``, then the bundled grammars.
 
@@ -93,7 +102,7 @@ class _ImportLoader:
         for folder in (self.base_dir, bundled_grammar_dir()):
             path = folder / grammar_path
             if path.is_file():
-                return str(path), path.read_text(encoding="utf-8")
+                return str(path), read_grammar_text(path)
         raise OSError(f"cannot find imported grammar {grammar_path!r}")
 
     def __repr__(self) -> str:
@@ -127,7 +136,7 @@ class CompiledGrammar:
         self._hook: AttributeHook | None = None
         try:
             self._lark = Lark(
-                path.read_text(encoding="utf-8"),
+                read_grammar_text(path),
                 parser="lalr",
                 lexer="contextual",
                 start=start,
@@ -154,6 +163,14 @@ class CompiledGrammar:
         self.recover_as = next((n for n in ("WORD", "_WORD") if n in names), None)
         #: Terminals defined by a regular expression: a node holding only one of these is a *slot*
         #: of a template (a letter, a number), as opposed to fixed wording such as "stable".
+        #: Names a node of this grammar can have: rule names and aliases (for ``[claims]``).
+        self.rule_names = frozenset(
+            {str(r.origin.name) for r in self._lark.rules}
+            | {str(r.alias) for r in self._lark.rules if r.alias}
+        )
+        #: Every name ``node.name`` can read: rules, aliases and terminals (also in lower case).
+        terminals = {t.name for t in self._lark.terminals}
+        self.field_names = self.rule_names | terminals | {t.lower() for t in terminals}
         self.regex_terminals = frozenset(
             t.name for t in self._lark.terminals if isinstance(t.pattern, PatternRE)
         )

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import RuleError, located
 from ..load.tomlfile import load_toml
+from .claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from .expr import Expression, Origin, compile_expression
 from .grammar import CompiledGrammar, compile_grammar, resolve_grammar
 
@@ -48,6 +49,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     },
     "key": None,
     "output": None,
+    "claims": {"subject": str, "target": str, "kinds": dict},
     "attribute": {"node": (str, list), "name": str, "expr": str},
     "let": {"name": str, "expr": str},
     "require": {"reason": str, "check": str, "when": str, "explain": str},
@@ -147,6 +149,9 @@ class Rule:
     requirements: tuple[Requirement, ...]
     outputs: dict[str, Expression]
     examples: tuple[Example, ...] = ()
+    #: The ``[claims]`` table: claim kinds read by the claim layer, and the target expression.
+    claims: ClaimSpec | None = None
+    claims_target: Expression | None = None
     source_text: str = field(default="", repr=False)
 
     @property
@@ -383,7 +388,8 @@ def load_rule(path: str | Path) -> Rule:
             )
         for kind in kinds:
             attributes.setdefault(kind, {})[entry["name"]] = expr
-    names = {"key", "answer", "target"}
+    claims, claims_target = _claims(data.get("claims"), loc, answer_grammar, compile_at)
+    names = {"key", "answer", "target"} | ({"claims"} if claims else set())
     lets = []
     for index, entry in enumerate(data.get("let", [])):
         name = entry["name"]
@@ -410,6 +416,7 @@ def load_rule(path: str | Path) -> Rule:
         for name, src in data.get("output", {}).items()
     }
     examples = tuple(_examples(data.get("example", []), loc, set(outputs)))
+    _check_field_names(data, loc, answer_grammar, key_grammar, claims)
     return Rule(
         path=path,
         name=head["name"],
@@ -426,7 +433,88 @@ def load_rule(path: str | Path) -> Rule:
         outputs=outputs,
         examples=examples,
         source_text=text,
+        claims=claims,
+        claims_target=claims_target,
     )
+
+
+def _claims(
+    raw: dict[str, Any] | None, loc: _Locator, grammar: CompiledGrammar, compile_at: Any
+) -> tuple[ClaimSpec | None, Expression | None]:
+    """Read ``[claims]``: every kind must be a rule of the answer grammar, with string values."""
+    if raw is None:
+        return None, None
+    kinds_raw = raw.get("kinds")
+    if not isinstance(kinds_raw, dict) or not kinds_raw:
+        raise loc.error("claims", None, "kinds", "[claims] kinds must name at least one claim kind")
+    rule_names = grammar.rule_names
+    kinds: dict[str, tuple[str, ...]] = {}
+    for kind, values in kinds_raw.items():
+        if kind not in rule_names:
+            raise loc.error(
+                "claims", None, "kinds",
+                f"claim kind {kind!r} is not a rule of the answer grammar{_suggest(kind, sorted(rule_names))}",
+            )
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise loc.error("claims", None, "kinds", f"claim kind {kind!r} must list its values as strings")
+        kinds[kind] = tuple(values)
+    subject = raw.get("subject")
+    if subject is not None and subject not in rule_names:
+        raise loc.error(
+            "claims", None, "subject",
+            f"subject {subject!r} is not a rule of the answer grammar{_suggest(subject, sorted(rule_names))}",
+        )
+    target = compile_at("claims", None, "target", raw["target"], {"key"}) if "target" in raw else None
+    return ClaimSpec(kinds, subject), target
+
+
+_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_FIELD = re.compile(r"\.\s*([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _check_field_names(
+    data: dict[str, Any],
+    loc: _Locator,
+    answer_grammar: CompiledGrammar,
+    key_grammar: CompiledGrammar,
+    claims: ClaimSpec | None,
+) -> None:
+    """Refuse ``x.name`` where no node, attribute, claim or record of the rule has ``name``.
+
+    A misspelled field (``self.change_yess``) would otherwise read as null on every answer and
+    silently change verdicts; here it is a load error with the nearest known name.
+    """
+    known = set(answer_grammar.field_names) | set(key_grammar.field_names)
+    known |= {entry["name"] for entry in data.get("attribute", [])}
+    known |= set(data.get("key", {}))  # target.<name>
+    if claims is not None:
+        known |= set(claims.kinds) | CLAIM_FIELDS | KIND_FIELDS | {"hedged"}
+    for table in ("key", "output"):
+        for name, source in data.get(table, {}).items():
+            _check_source(loc, table, None, name, source, known)
+    for table, fields in (("attribute", ("expr",)), ("let", ("expr",)), ("require", ("check", "when"))):
+        for index, entry in enumerate(data.get(table, [])):
+            for name in fields:
+                if name in entry:
+                    _check_source(loc, table, index, name, entry[name], known)
+    if claims is not None and "target" in data.get("claims", {}):
+        _check_source(loc, "claims", None, "target", data["claims"]["target"], known)
+
+
+def _check_source(
+    loc: _Locator, table: str, index: int | None, name: str, source: str, known: set[str]
+) -> None:
+    code = _STRING.sub(lambda m: " " * len(m.group(0)), source)
+    for match in _FIELD.finditer(code):
+        if match.start() > 0 and code[match.start() - 1].isdigit():
+            continue  # a decimal point
+        field_name = match.group(1)
+        if field_name not in known:
+            raise loc.error(
+                table, index, name,
+                f"no node, attribute or claim has a field {field_name!r}"
+                + (f" (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(field_name, sorted(known), n=1)) else ""),
+            )
 
 
 def _examples(entries: list[dict[str, Any]], loc: _Locator, outputs: set[str]) -> list[Example]:

@@ -1,0 +1,273 @@
+"""Phrase lexicons: word patterns in a grammar file, compiled to Lark regex terminals at load.
+
+A rule author writes a domain's wording as *word patterns*, not regular expressions::
+
+    %part  SPIN: rotation | rotational | spin | turning
+    %phrase DIR_SAME.8: [its | the] [{SPIN}] direction (stays | remains | is) (unchanged | the same)
+                      | same [{SPIN}] (direction | way | sense)
+
+* words match literally, case-insensitively, whole words only; any run of whitespace between
+  words is allowed (``the same`` also matches ``the   same`` or a line break);
+* ``(a | b c)`` is a choice, ``[a | b]`` an optional choice; choices nest;
+* ``{NAME}`` inlines a ``%part`` (defined anywhere in the same file, before or after use);
+* ``"..."`` is a literal written as is (punctuation: ``":"``, ``"="``, ``"-"``); no whitespace is
+  required next to a literal that does not start or end with a letter or digit;
+* ``/.../`` is a raw regular expression, the escape hatch for what words cannot say (a
+  case-sensitive block letter: ``/(?-i:[A-H])/``);
+* a ``%phrase`` continues on following lines that start with ``|``.
+
+Each ``%phrase NAME[.PRIORITY]: ...`` becomes the Lark terminal ``NAME[.PRIORITY]: /.../i`` in
+place, on the same line, so Lark's own error positions stay right. Nothing generated is written
+anywhere: the grammar file is the source. Mistakes are :class:`PhraseError` with line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["PhraseError", "expand_phrases"]
+
+#: Longest regex a phrase may compile to (a phrase that explodes through nested parts is refused).
+MAX_PATTERN_CHARS = 20_000
+#: Deepest nesting of parts inside parts.
+MAX_PART_DEPTH = 12
+
+_DIRECTIVE = re.compile(r"^(%phrase|%part)[ \t]+([A-Z_][A-Z0-9_]*)(\.-?\d+)?[ \t]*:(.*)$")
+_WORD = re.compile(r"[A-Za-z0-9'’][A-Za-z0-9'’.\-]*")
+
+
+class PhraseError(Exception):
+    """A malformed word pattern; ``line``/``column`` are 1-based positions in the grammar file."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+        self.message = message
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One compiled element of a sequence: its regex and whether it is word-like at each end."""
+
+    regex: str
+    optional: bool
+    word_start: bool
+    word_end: bool
+
+
+@dataclass
+class _Definition:
+    kind: str  # "%phrase" or "%part"
+    name: str
+    priority: str
+    body: str
+    line: int
+    column: int  # column of the body's first character
+    end_line: int
+
+
+def expand_phrases(text: str) -> str:
+    """Return ``text`` with every ``%part`` removed and every ``%phrase`` compiled in place."""
+    if "%phrase" not in text and "%part" not in text:
+        return text
+    lines = text.split("\n")
+    definitions = _collect(lines)
+    parts = {d.name: d for d in definitions if d.kind == "%part"}
+    out = list(lines)
+    for d in definitions:
+        for number in range(d.line, d.end_line + 1):
+            out[number - 1] = ""
+        if d.kind == "%phrase":
+            piece = _compile_body(d, parts, ())
+            regex = _bounded(piece)
+            if len(regex) > MAX_PATTERN_CHARS:
+                raise PhraseError(d.line, 1, f"phrase {d.name} compiles to over {MAX_PATTERN_CHARS} characters")
+            out[d.line - 1] = f"{d.name}{d.priority}: /{regex.replace('/', chr(92) + '/')}/i"
+    return "\n".join(out)
+
+
+def _collect(lines: list[str]) -> list[_Definition]:
+    found: list[_Definition] = []
+    current: _Definition | None = None
+    for number, raw in enumerate(lines, start=1):
+        stripped = raw.strip()
+        if current is not None and current.kind == "%phrase" and stripped.startswith("|"):
+            current.body += " " + stripped
+            current.end_line = number
+            continue
+        current = None
+        if not stripped.startswith("%phrase") and not stripped.startswith("%part"):
+            continue
+        match = _DIRECTIVE.match(stripped)
+        if match is None:
+            raise PhraseError(number, 1, "expected '%phrase NAME[.PRIORITY]: pattern' or '%part NAME: pattern'")
+        kind, name, priority, body = match.groups()
+        if kind == "%part" and priority:
+            raise PhraseError(number, 1, f"part {name} cannot have a priority (only phrases are terminals)")
+        if any(d.name == name for d in found):
+            raise PhraseError(number, 1, f"{name} is defined twice")
+        column = raw.index(body) + 1 if body.strip() else len(raw) + 1
+        current = _Definition(kind, name, priority or "", body, number, column, number)
+        found.append(current)
+    return found
+
+
+def _bounded(piece: _Piece) -> str:
+    """Whole words only: no letter or digit may touch a word-like end of the match."""
+    before = r"(?<![A-Za-z0-9])" if piece.word_start else ""
+    after = r"(?![A-Za-z0-9])" if piece.word_end else ""
+    return f"{before}(?:{piece.regex}){after}"
+
+
+class _Parser:
+    """Recursive-descent reader of one pattern body: alternatives of sequences of elements."""
+
+    def __init__(self, d: _Definition, parts: dict[str, _Definition], stack: tuple[str, ...]):
+        self.d, self.parts, self.stack = d, parts, stack
+        self.text, self.pos = d.body, 0
+
+    def fail(self, message: str) -> PhraseError:
+        return PhraseError(self.d.line, self.d.column + self.pos, message)
+
+    def skip(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] in " \t":
+            self.pos += 1
+
+    def alternatives(self, closer: str | None) -> list[list[_Piece]]:
+        options = [self.sequence(closer)]
+        self.skip()
+        while self.pos < len(self.text) and self.text[self.pos] == "|":
+            self.pos += 1
+            options.append(self.sequence(closer))
+            self.skip()
+        return options
+
+    def sequence(self, closer: str | None) -> list[_Piece]:
+        pieces: list[_Piece] = []
+        while True:
+            self.skip()
+            if self.pos >= len(self.text) or self.text[self.pos] == "|" or (
+                closer and self.text[self.pos] == closer
+            ):
+                break
+            pieces.append(self.element())
+        if not pieces:
+            raise self.fail("empty alternative (two '|' in a row, or a '|' at an end)")
+        if all(p.optional for p in pieces):
+            raise self.fail("an alternative made only of optional [...] parts matches nothing")
+        return pieces
+
+    def element(self) -> _Piece:
+        c = self.text[self.pos]
+        if c in "([":
+            closer = ")" if c == "(" else "]"
+            start = self.pos
+            self.pos += 1
+            options = self.alternatives(closer)
+            if self.pos >= len(self.text) or self.text[self.pos] != closer:
+                self.pos = start
+                raise self.fail(f"'{c}' is never closed with '{closer}'")
+            self.pos += 1
+            piece = _choice(options)
+            return _Piece(piece.regex, c == "[", piece.word_start, piece.word_end)
+        if c == "{":
+            end = self.text.find("}", self.pos)
+            name = self.text[self.pos + 1 : end] if end > 0 else ""
+            if end < 0 or not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
+                raise self.fail("expected '{PART_NAME}'")
+            part = self.parts.get(name)
+            if part is None:
+                raise self.fail(f"unknown part {{{name}}}" + _suggestion(name, self.parts))
+            if name in self.stack or len(self.stack) >= MAX_PART_DEPTH:
+                raise self.fail(f"part {{{name}}} includes itself")
+            self.pos = end + 1
+            options = _Parser(part, self.parts, (*self.stack, name)).alternatives(None)
+            return _choice(options)
+        if c == '"':
+            end = self.text.find('"', self.pos + 1)
+            if end < 0:
+                raise self.fail('a literal "..." is never closed')
+            literal = self.text[self.pos + 1 : end]
+            if not literal:
+                raise self.fail('empty literal ""')
+            self.pos = end + 1
+            return _Piece(
+                re.escape(literal), False, literal[0].isalnum(), literal[-1].isalnum()
+            )
+        if c == "/":
+            end = self.text.find("/", self.pos + 1)
+            while end > 0 and self.text[end - 1] == "\\":
+                end = self.text.find("/", end + 1)
+            if end < 0:
+                raise self.fail("a raw /regex/ is never closed")
+            raw = self.text[self.pos + 1 : end]
+            try:
+                re.compile(raw)
+            except re.error as error:
+                raise self.fail(f"bad regex: {error}") from None
+            self.pos = end + 1
+            return _Piece(f"(?:{raw})", False, True, True)
+        match = _WORD.match(self.text, self.pos)
+        if match is None:
+            raise self.fail(f"unexpected {c!r}: quote punctuation as a literal, e.g. \":\"")
+        self.pos = match.end()
+        word = match.group(0).replace("’", "'")
+        regex = re.escape(word).replace("'", "['’]")
+        return _Piece(regex, False, True, word[-1].isalnum())
+
+
+def _compile_body(d: _Definition, parts: dict[str, _Definition], stack: tuple[str, ...]) -> _Piece:
+    parser = _Parser(d, parts, stack)
+    options = parser.alternatives(None)
+    if parser.pos < len(parser.text):
+        raise parser.fail(f"unexpected {parser.text[parser.pos]!r}")
+    return _choice(options)
+
+
+def _choice(options: list[list[_Piece]]) -> _Piece:
+    compiled = [_sequence(o) for o in options]
+    regex = "|".join(p.regex for p in compiled)
+    return _Piece(
+        f"(?:{regex})" if len(compiled) > 1 else compiled[0].regex,
+        False,
+        all(p.word_start for p in compiled),
+        all(p.word_end for p in compiled),
+    )
+
+
+def _gap(left: _Piece, right: _Piece) -> str:
+    return r"\s+" if left.word_end and right.word_start else r"\s*"
+
+
+def _sequence(pieces: list[_Piece]) -> _Piece:
+    """Join pieces with whitespace; an optional piece carries its own gap inside its group."""
+    first = next((i for i, p in enumerate(pieces) if not p.optional), None)
+    assert first is not None  # the parser refuses sequences of optional pieces only
+    anchor = pieces[first]
+    regex = ""
+    # Optional pieces before the first required one: each with the gap *after* it.
+    for i in range(first):
+        nxt = pieces[i + 1]
+        regex += f"(?:{pieces[i].regex}{_gap(pieces[i], nxt)})?"
+    regex += anchor.regex
+    previous = anchor
+    for piece in pieces[first + 1 :]:
+        gap = _gap(previous, piece)
+        regex += f"(?:{gap}{piece.regex})?" if piece.optional else f"{gap}{piece.regex}"
+        if not piece.optional:
+            previous = piece
+    return _Piece(
+        regex,
+        False,
+        pieces[0].word_start if first == 0 else anchor.word_start,
+        previous.word_end,
+    )
+
+
+def _suggestion(name: str, known: dict[str, _Definition]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {{{close[0]}}}?)" if close else ""
