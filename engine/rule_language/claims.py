@@ -232,10 +232,10 @@ def _resolve(kind: str, domain: Sequence[str], found: list[Claim]) -> KindResult
             if value not in bucket:
                 bucket.append(value)
     result.denied = denied
-    if asserted:
-        result.values = asserted
-    elif denied and domain:
+    result.values = asserted
+    if denied and domain:
         left = [v for v in domain if v not in denied]
-        result.values = left if len(left) == 1 else []
+        if len(left) == 1 and left[0] not in asserted:  # a contradiction stays visible
+            result.values = [*asserted, left[0]]
     result.hedged = any(c.hedged for c in counted)
     return result

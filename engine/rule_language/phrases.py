@@ -14,7 +14,7 @@ A rule author writes a domain's wording as *word patterns*, not regular expressi
   required next to a literal that does not start or end with a letter or digit;
 * ``/.../`` is a raw regular expression, the escape hatch for what words cannot say (a
   case-sensitive block letter: ``/(?-i:[A-H])/``);
-* a ``%phrase`` continues on following lines that start with ``|``.
+* a ``%phrase`` or ``%part`` continues on following lines that start with ``|``.
 
 Each ``%phrase NAME[.PRIORITY]: ...`` becomes the Lark terminal ``NAME[.PRIORITY]: /.../i`` in
 place, on the same line, so Lark's own error positions stay right. Nothing generated is written
@@ -93,7 +93,7 @@ def _collect(lines: list[str]) -> list[_Definition]:
     current: _Definition | None = None
     for number, raw in enumerate(lines, start=1):
         stripped = raw.strip()
-        if current is not None and current.kind == "%phrase" and stripped.startswith("|"):
+        if current is not None and stripped.startswith("|"):
             current.body += " " + stripped
             current.end_line = number
             continue
@@ -208,6 +208,8 @@ class _Parser:
             except re.error as error:
                 raise self.fail(f"bad regex: {error}") from None
             self.pos = end + 1
+            if raw.startswith(("(?=", "(?!", "(?<")):  # a lookaround: no gap, no word edge
+                return _Piece(raw, False, False, False)
             return _Piece(f"(?:{raw})", False, True, True)
         match = _WORD.match(self.text, self.pos)
         if match is None:

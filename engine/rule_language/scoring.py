@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import ExpressionError
 from ..load.answer_line import find_answer_line
 from .ast import Node
+from .claims import ClaimSet, read_claims
 from .grammar import GrammarParseError
 from .rule import ANSWER_MISSING, ANSWER_UNPARSEABLE, KEY_UNPARSED, RULE_ERROR, AnswerFormat, Rule
 
@@ -49,6 +50,8 @@ class ParsedKey:
     error: str = ""
     template: str = ""
     slots: dict[str, str] = field(default_factory=dict)
+    #: The entity the answer must be about (the rule's ``[claims] target``), if it names one.
+    claims_target: Any = None
 
 
 class Record:
@@ -144,7 +147,14 @@ class Scorer:
                 name: expr.evaluate({"key": node}) for name, expr in self.rule.key_values.items()
             }
             template, slots = self.rule.key_grammar.template(node)
-            parsed = ParsedKey(key, node, target, template=template, slots=slots)
+            claims_target = (
+                self.rule.claims_target.evaluate({"key": node})
+                if self.rule.claims_target is not None
+                else None
+            )
+            parsed = ParsedKey(
+                key, node, target, template=template, slots=slots, claims_target=claims_target
+            )
         self._keys[key] = parsed
         return parsed
 
@@ -189,6 +199,8 @@ class Scorer:
             "target": Record(parsed_key.target),
         }
         try:
+            if rule.claims is not None:
+                env["claims"] = read_claims(answer, rule.claims, parsed_key.claims_target)
             for name, expr in rule.lets:
                 env[name] = expr.evaluate(env)
             values = {name: jsonable(expr.evaluate(env)) for name, expr in rule.outputs.items()}
@@ -200,6 +212,19 @@ class Scorer:
         except ExpressionError as error:
             return Verdict(False, RULE_ERROR, self._empty_values(), raw_answer, str(error))
         return Verdict(True, "", values, raw_answer)
+
+    def explain(self, key: str, raw_answer: str) -> tuple[Verdict, ClaimSet | None]:
+        """The verdict on one answer text and the claims the layer read from it (explain view)."""
+        verdict = self._score_answer_text(key, raw_answer)
+        parsed_key = self.parse_key(key)
+        text = clean_answer(raw_answer, self.rule.answer_format)
+        if self.rule.claims is None or parsed_key.node is None or not text:
+            return verdict, None
+        try:
+            answer = self.rule.answer_grammar.parse(text, self._hook)
+            return verdict, read_claims(answer, self.rule.claims, parsed_key.claims_target)
+        except (GrammarParseError, ExpressionError):
+            return verdict, None
 
     def _empty_values(self) -> dict[str, Any]:
         return dict.fromkeys(self.rule.outputs)
