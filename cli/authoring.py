@@ -12,12 +12,17 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from keyaudit.engine.errors import UsageError
 from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.casefile import read_cases
 from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.reports.formatting import pct
+from keyaudit.engine.rule_language.agreement import Agreement, measure_agreement
 from keyaudit.engine.rule_language.keystructure import require_cell
 from keyaudit.engine.rule_language.rule import load_rule
 from keyaudit.engine.rule_language.scaffold import CellTest, scaffold_rule
 from keyaudit.engine.rule_language.scaffold import test_rule as run_rule_test
+from keyaudit.engine.rule_language.scoring import Scorer
 
 from .common import BenchOption, bench_dir, console
 
@@ -56,9 +61,51 @@ def test_rule(
     per_reason: Annotated[
         int, typer.Option("--per-reason", help="Sample responses shown per verdict and reason.")
     ] = 3,
+    cases: Annotated[
+        Path | None,
+        typer.Option(
+            "--cases",
+            help="Labelled cases (JSONL of {id, key, response, accept, reason?}): print the "
+            "agreement, the confusion, counts per reason and every disagreement.",
+        ),
+    ] = None,
+    min_agreement: Annotated[
+        float | None,
+        typer.Option(
+            "--min-agreement",
+            help="With --cases: exit 1 when accept agreement is below this percentage.",
+        ),
+    ] = None,
+    explain: Annotated[
+        str | None,
+        typer.Option("--explain", help="An answer text to explain (needs --key): claims, verdict, why."),
+    ] = None,
+    key: Annotated[str | None, typer.Option("--key", help="The key --explain scores against.")] = None,
 ) -> None:
-    """Run a rule's examples and keys check; show sample verdicts. Exit 1 if anything fails."""
+    """Run a rule's examples and keys check; show sample verdicts. Exit 1 if anything fails.
+
+    With --cases, measure the rule on labelled cases instead of the stored responses; with
+    --explain TEXT --key KEY, show how one answer is read.
+    """
     loaded = load_rule(resolve_rule_path(rule))
+    if explain is not None or key is not None:
+        if explain is None or key is None:
+            raise UsageError("--explain and --key go together: the answer text and its key")
+        _render_explanation(Scorer(loaded), key, explain)
+        return
+    if min_agreement is not None and cases is None:
+        raise UsageError("--min-agreement needs --cases")
+    if min_agreement is not None and not 0 <= min_agreement <= 100:
+        raise UsageError(f"--min-agreement is a percentage from 0 to 100, got {min_agreement}")
+    if cases is not None:
+        agreement = measure_agreement(Scorer(loaded), read_cases(cases, labelled=True))
+        _render_agreement(loaded.name, cases, agreement)
+        if min_agreement is not None and agreement.rate * 100 < min_agreement:
+            console.print(
+                f"[red]agreement {pct(agreement.rate)} is below --min-agreement {min_agreement:g}%[/red]"
+            )
+            raise typer.Exit(1)
+        return
     benchmark = load_benchmark(bench_dir(bench))
     result = run_rule_test(loaded, benchmark, per_reason)
     passed = sum(r.passed for r in result.examples)
@@ -78,6 +125,86 @@ def test_rule(
     console.print("[green]rule OK[/green]" if ok else "[red]rule FAILS: see above[/red]")
     if not ok:
         raise typer.Exit(1)
+
+
+def _claim_line(claim: dict) -> str:
+    subject = claim["subject"] or "-"
+    about = "target" if claim["about_target"] else "context"
+    flags = [claim["polarity"]]
+    if claim["hedged"]:
+        flags.append("hedged")
+    if claim["retracted"]:
+        flags.append("retracted")
+    return (
+        f"{claim['kind']:<10} {escape(repr(claim['words']))}  {' '.join(flags)}  "
+        f"value={escape(repr(claim['value']))}  subject={escape(subject)} ({about})"
+    )
+
+
+def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
+    verdict, found = scorer.explain(key, text)
+    console.print(f"key:    {escape(key)!r}", soft_wrap=True)
+    console.print(f"answer: {escape(text)!r}", soft_wrap=True)
+    if found is None:
+        console.print("claims: (this rule does not use the claim layer, or the answer did not parse)")
+    else:
+        claims = found.all_claims()
+        console.print(f"claims ({len(claims)}):")
+        for claim in claims:
+            console.print("  " + _claim_line(claim.describe()), soft_wrap=True)
+        for kind, result in found.kinds.items():
+            console.print(
+                f"  → {kind}: values {escape(repr(result.values))}, denied {escape(repr(result.denied))}"
+                f"{', hedged' if result.hedged else ''}",
+                soft_wrap=True,
+            )
+    values = ", ".join(f"{k}={v!r}" for k, v in verdict.values.items())
+    console.print(f"extracted: {escape(values)}", soft_wrap=True)
+    console.print("why:")
+    for requirement, passed in scorer.trace(key, text):
+        mark = "skip" if passed is None else ("pass" if passed else "FAIL")
+        console.print(f"  {mark}  {escape(requirement.reason)}: {escape(requirement.check.source)}", soft_wrap=True)
+    if verdict.accept:
+        console.print("verdict: [green]accept[/green] (every clause holds)")
+    else:
+        detail = f" — {escape(verdict.detail)}" if verdict.detail else ""
+        console.print(f"verdict: [red]reject[/red]: {escape(verdict.reason)}{detail}", soft_wrap=True)
+
+
+def _render_agreement(name: str, source: Path, agreement: Agreement) -> None:
+    console.print(f"[bold]{escape(name)}[/bold] on {escape(str(source))}: {agreement.n:,} labelled cases", soft_wrap=True)
+    console.print(
+        f"accept agreement: {agreement.agree:,}/{agreement.n:,} = {pct(agreement.rate)}"
+        + (
+            f"; verdict and reason agree: {agreement.reason_agree:,}/{agreement.reason_labelled:,}"
+            if agreement.reason_labelled
+            else ""
+        )
+    )
+    table = Table(title="confusion")
+    table.add_column("label")
+    table.add_column("rule accepts", justify="right")
+    table.add_column("rule rejects", justify="right")
+    for label in (True, False):
+        table.add_row(
+            "accept" if label else "reject",
+            str(agreement.confusion[(label, True)]),
+            str(agreement.confusion[(label, False)]),
+        )
+    console.print(table)
+    reasons = ", ".join(f"{r or 'accept'} {n}" for r, n in sorted(agreement.reasons.items()))
+    console.print(f"rule's reasons: {escape(reasons)}", soft_wrap=True)
+    console.print(f"disagreements ({len(agreement.disagreements)}):")
+    for item in agreement.disagreements:
+        label = "accept" if item.label_accept else f"reject ({item.label_reason or '?'})"
+        ruled = "accept" if item.accept else f"reject ({item.reason})"
+        console.print(f"  {escape(str(item.id))} key={escape(item.key)!r}", soft_wrap=True)
+        console.print(f"    label {escape(label)}; rule {escape(ruled)}", soft_wrap=True)
+        console.print(f"    ANSWER: {escape(str(item.answer))}", soft_wrap=True)
+        values = ", ".join(f"{k}={v!r}" for k, v in item.values.items())
+        console.print(f"    extracted: {escape(values)}", soft_wrap=True)
+        for claim in item.claims:
+            console.print("    claim " + _claim_line(claim), soft_wrap=True)
 
 
 def _render_cell(cell: CellTest) -> None:

@@ -1,4 +1,5 @@
-"""Read ad hoc scoring cases (``keyaudit score --cases``): JSONL of {key, response, id?}."""
+"""Read scoring cases: JSONL of {key, response, id?} (``score --cases``), and labelled ones that
+also carry ``accept`` (and optionally ``reason``) for ``test-rule --cases``."""
 
 from __future__ import annotations
 
@@ -16,10 +17,16 @@ class Case:
     id: Any
     key: str
     response: str
+    #: The label of a labelled case (``test-rule --cases``); None when the file has none.
+    accept: bool | None = None
+    reason: str | None = None
 
 
-def read_cases(source: Path | TextIO) -> Iterator[Case]:
-    """Yield cases from a file path or an open text stream (stdin), validating each line."""
+def read_cases(source: Path | TextIO, labelled: bool = False) -> Iterator[Case]:
+    """Yield cases from a file path or an open text stream (stdin), validating each line.
+
+    ``labelled`` requires a boolean ``accept`` on every line (and a string ``reason`` if present).
+    """
     if isinstance(source, Path):
         if not source.is_file():
             raise DataError(located(source, None, None, "cases file not found"))
@@ -32,4 +39,11 @@ def read_cases(source: Path | TextIO) -> Iterator[Case]:
         path = Path(str(name))
         key = require_field(record, "key", path, line, str)
         response = require_field(record, "response", path, line, str)
-        yield Case(record.get("id"), key, response)
+        if not labelled:
+            yield Case(record.get("id"), key, response)
+            continue
+        accept = require_field(record, "accept", path, line, bool)
+        reason = record.get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise DataError(located(path, line, None, "'reason' must be a string"))
+        yield Case(record.get("id", line), key, response, accept, reason)

@@ -14,7 +14,8 @@ A rule author writes a domain's wording as *word patterns*, not regular expressi
   required next to a literal that does not start or end with a letter or digit;
 * ``/.../`` is a raw regular expression, the escape hatch for what words cannot say (a
   case-sensitive block letter: ``/(?-i:[A-H])/``);
-* a ``%phrase`` or ``%part`` continues on following lines that start with ``|``.
+* a ``%phrase`` or ``%part`` continues on the following indented lines (or lines that start
+  with ``|``), so a long choice can be broken anywhere.
 
 Each ``%phrase NAME[.PRIORITY]: ...`` becomes the Lark terminal ``NAME[.PRIORITY]: /.../i`` in
 place, on the same line, so Lark's own error positions stay right. Nothing generated is written
@@ -93,7 +94,8 @@ def _collect(lines: list[str]) -> list[_Definition]:
     current: _Definition | None = None
     for number, raw in enumerate(lines, start=1):
         stripped = raw.strip()
-        if current is not None and stripped.startswith("|"):
+        continues = stripped.startswith("|") or (raw[:1] in " \t" and not stripped.startswith("//"))
+        if current is not None and stripped and continues:
             current.body += " " + stripped
             current.end_line = number
             continue
@@ -240,6 +242,8 @@ def _choice(options: list[list[_Piece]]) -> _Piece:
 
 
 def _gap(left: _Piece, right: _Piece) -> str:
+    if right.regex.startswith(("(?=", "(?!", "(?<")):
+        return ""  # a lookaround looks at the text right after the previous piece
     return r"\s+" if left.word_end and right.word_start else r"\s*"
 
 

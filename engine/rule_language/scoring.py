@@ -20,7 +20,15 @@ from ..load.answer_line import find_answer_line
 from .ast import Node
 from .claims import ClaimSet, read_claims
 from .grammar import GrammarParseError
-from .rule import ANSWER_MISSING, ANSWER_UNPARSEABLE, KEY_UNPARSED, RULE_ERROR, AnswerFormat, Rule
+from .rule import (
+    ANSWER_MISSING,
+    ANSWER_UNPARSEABLE,
+    KEY_UNPARSED,
+    RULE_ERROR,
+    AnswerFormat,
+    Requirement,
+    Rule,
+)
 
 #: Most (key, answer) verdicts remembered by one scorer before the memo starts afresh.
 _MEMO_LIMIT = 65_536
@@ -193,16 +201,8 @@ class Scorer:
             answer = rule.answer_grammar.parse(text, self._hook)
         except GrammarParseError as error:
             return Verdict(False, ANSWER_UNPARSEABLE, self._empty_values(), raw_answer, str(error))
-        env: dict[str, Any] = {
-            "key": parsed_key.node,
-            "answer": answer,
-            "target": Record(parsed_key.target),
-        }
         try:
-            if rule.claims is not None:
-                env["claims"] = read_claims(answer, rule.claims, parsed_key.claims_target)
-            for name, expr in rule.lets:
-                env[name] = expr.evaluate(env)
+            env = self._environment(parsed_key, answer)
             values = {name: jsonable(expr.evaluate(env)) for name, expr in rule.outputs.items()}
             for requirement in rule.requirements:
                 if requirement.when is not None and not requirement.when.evaluate(env):
@@ -214,7 +214,7 @@ class Scorer:
         return Verdict(True, "", values, raw_answer)
 
     def explain(self, key: str, raw_answer: str) -> tuple[Verdict, ClaimSet | None]:
-        """The verdict on one answer text and the claims the layer read from it (explain view)."""
+        """The verdict on one answer text and the claims the layer read from it."""
         verdict = self._score_answer_text(key, raw_answer)
         parsed_key = self.parse_key(key)
         text = clean_answer(raw_answer, self.rule.answer_format)
@@ -225,6 +225,42 @@ class Scorer:
             return verdict, read_claims(answer, self.rule.claims, parsed_key.claims_target)
         except (GrammarParseError, ExpressionError):
             return verdict, None
+
+    def trace(self, key: str, raw_answer: str) -> list[tuple[Requirement, bool | None]]:
+        """Each ``[[require]]`` clause in order with its outcome on this answer, up to the first
+        that fails (``None``: skipped by its ``when``) — why the verdict follows."""
+        parsed_key = self.parse_key(key)
+        text = clean_answer(raw_answer, self.rule.answer_format)
+        if parsed_key.node is None or not text:
+            return []
+        try:
+            answer = self.rule.answer_grammar.parse(text, self._hook)
+            env = self._environment(parsed_key, answer)
+            steps: list[tuple[Requirement, bool | None]] = []
+            for requirement in self.rule.requirements:
+                if requirement.when is not None and not requirement.when.evaluate(env):
+                    steps.append((requirement, None))
+                    continue
+                passed = bool(requirement.check.evaluate(env))
+                steps.append((requirement, passed))
+                if not passed:
+                    break
+            return steps
+        except (GrammarParseError, ExpressionError):
+            return []
+
+    def _environment(self, parsed_key: ParsedKey, answer: Node) -> dict[str, Any]:
+        """The names expressions see: key, answer, target, claims, then every ``[[let]]``."""
+        env: dict[str, Any] = {
+            "key": parsed_key.node,
+            "answer": answer,
+            "target": Record(parsed_key.target),
+        }
+        if self.rule.claims is not None:
+            env["claims"] = read_claims(answer, self.rule.claims, parsed_key.claims_target)
+        for name, expr in self.rule.lets:
+            env[name] = expr.evaluate(env)
+        return env
 
     def _empty_values(self) -> dict[str, Any]:
         return dict.fromkeys(self.rule.outputs)
