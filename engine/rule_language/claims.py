@@ -191,7 +191,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             name = item.field("name") if isinstance(item, Node) else item.text()
             subject = None if name is None else str(name)
         elif kind == "neg":
-            negating, words_since_neg = not negating, 0
+            negating, words_since_neg = True, 0
         elif kind == "hedge":
             hedged_clauses.add(clause)
             hedge_waiting = True

@@ -219,6 +219,8 @@ class _Parser:
         self.pos = match.end()
         word = match.group(0).replace("’", "'")
         regex = re.escape(word).replace("'", "['’]")
+        if word[-1].isalnum():  # whole words: "max" never matches the start of "maximum"
+            regex += "(?![A-Za-z0-9])"
         return _Piece(regex, False, True, word[-1].isalnum())
 
 
