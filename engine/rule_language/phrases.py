@@ -94,8 +94,11 @@ def _collect(lines: list[str]) -> list[_Definition]:
     current: _Definition | None = None
     for number, raw in enumerate(lines, start=1):
         stripped = raw.strip()
-        continues = stripped.startswith("|") or (raw[:1] in " \t" and not stripped.startswith("//"))
-        if current is not None and stripped and continues:
+        indented = raw[:1] in " \t"
+        if current is not None and indented and stripped.startswith("//"):
+            current.end_line = number  # a comment inside a definition
+            continue
+        if current is not None and stripped and (stripped.startswith("|") or indented):
             current.body += " " + stripped
             current.end_line = number
             continue
