@@ -1,13 +1,23 @@
 """Scoring throughput: responses per second through the whole scoring path, one core.
 
-    python bench/scoring.py [--repeat 5]
+    python bench/scoring.py [--repeat 5] [--baseline-rev REV]
 
 The whole path is what ``check`` and ``score`` run per response: find the answer line, clean it,
-parse it with the rule's answer grammar (LALR, contextual lexer, error recovery), evaluate the
-rule's lets and clauses. Inputs: every stored physical_stability L5 response of the embedded
-example plus the labelled phrasings in ``tests/data/phrasings/``. As a reference measured in the
-same process on the same answer lines, Lark alone (the same grammar, no recovery, default trees)
-— the ratio says how much of the time is keyaudit's own. Results: ``bench/results/scoring.md``.
+parse it with the rule's answer grammar (LALR, contextual lexer, error recovery), read its claims,
+evaluate the rule's lets and clauses. For each bundled rule the inputs are every stored response
+of its cells in the embedded example plus its labelled phrasings in ``tests/data/phrasings/``.
+
+Two rates per rule, each with a fresh scorer per pass (so no memo carries over):
+
+* *distinct lines* — every response once, as ``check`` meets them: a line repeated across models
+  or keys is parsed once (the scorer's parse cache);
+* *all unique* — each answer line made unique first (a counter appended after the last word), so
+  every response is parsed: the worst case, comparable with a parser that caches nothing.
+
+References measured in the same process on the same answer lines: Lark alone (the same grammar,
+no recovery, default trees), and with ``--baseline-rev REV`` the same rule as it was at that git
+revision (its rule file and grammars extracted into a private temporary folder). Ratios, not
+absolute rates, are what compare across machines. Results: ``bench/results/scoring.md``.
 """
 
 from __future__ import annotations
@@ -16,93 +26,144 @@ import argparse
 import contextlib
 import json
 import platform
+import subprocess
+import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from lark import Lark
 
 from keyaudit.engine.load.answer_line import find_answer_line
-from keyaudit.engine.load.benchmark import load_benchmark
-from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.grammar import _import_loader
-from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.load.benchmark import Benchmark, load_benchmark
+from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.rule_language.grammar import _import_loader, read_grammar_text
+from keyaudit.engine.rule_language.rule import Rule, load_rule
 from keyaudit.engine.rule_language.scoring import Scorer, clean_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "scoring.md"
 
 
-def cases() -> list[tuple[str, str]]:
-    benchmark = load_benchmark(example_benchmark_dir())
+def cases(benchmark: Benchmark, rule: Rule) -> list[tuple[str, str]]:
+    """The rule's cells' stored responses, then its labelled phrasings."""
     keys = benchmark.keys
     found = [
         (keys[r.id].answer, r.text)
         for r in benchmark.responses
-        if r.ref.domain == "physical_stability" and r.ref.level == 5
+        if rule.covers(r.ref.domain, r.ref.level)
     ]
-    for name in ("physical_stability.jsonl", "physical_stability_holdout.jsonl"):
-        path = ROOT / "tests" / "data" / "phrasings" / name
-        if path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
+    for path in sorted((ROOT / "tests" / "data" / "phrasings").glob(f"{rule.name}*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
                 row = json.loads(line)
                 found.append((row["key"], row["response"]))
     return found
 
 
-def best_rate(function, items, repeat: int) -> float:
+def made_unique(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each response's last line gets a distinct number appended: no two answer lines repeat."""
+    return [(key, f"{response.rstrip()} {number}") for number, (key, response) in enumerate(items)]
+
+
+def best_rate(function: Callable[[], None], count: int, repeat: int) -> float:
     best = 0.0
     for _ in range(repeat):
         started = time.perf_counter()
-        for item in items:
-            function(item)
-        best = max(best, len(items) / (time.perf_counter() - started))
+        function()
+        best = max(best, count / (time.perf_counter() - started))
     return best
+
+
+def scoring_rate(rule: Rule, items: Sequence[tuple[str, str]], repeat: int) -> float:
+    def run() -> None:
+        fresh = Scorer(rule)  # no memo or parse cache carried from an earlier pass
+        for key, response in items:
+            fresh.score(key, response)
+
+    run()  # warm: parser built, grammar cache loaded
+    return best_rate(run, len(items), repeat)
+
+
+def lark_rate(rule: Rule, items: Sequence[tuple[str, str]], repeat: int) -> float:
+    path = rule.answer_grammar.path
+    plain = Lark(read_grammar_text(path), parser="lalr", import_paths=[_import_loader(path.parent)])
+    fmt = rule.answer_format
+    texts = []
+    for _, response in items:
+        line = find_answer_line(response, fmt.label, fmt.which)
+        if line is not None:
+            texts.append(clean_answer(line.text, fmt))
+
+    def run() -> None:
+        for text in texts:
+            with contextlib.suppress(Exception):  # no recovery: a failing line still costs
+                plain.parse(text)
+
+    return best_rate(run, len(texts), repeat)
+
+
+def baseline_rule(revision: str, name: str, folder: Path) -> Rule | None:
+    """The bundled rule ``name`` as it was at git ``revision``, or None if it did not exist."""
+    for sub in ("rules", "grammars"):
+        listing = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-tree", "--name-only", f"{revision}:{sub}"],
+            capture_output=True, text=True, check=True,
+        ).stdout.split()
+        for file in listing:
+            if file.endswith((".toml", ".lark")):
+                blob = subprocess.run(
+                    ["git", "-C", str(ROOT), "show", f"{revision}:{sub}/{file}"],
+                    capture_output=True, check=True,
+                ).stdout
+                (folder / file).write_bytes(blob)
+    path = folder / f"{name}.toml"
+    return load_rule(path) if path.exists() else None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline-rev", help="git revision whose rules to compare with")
     args = parser.parse_args()
-    rule = load_rule(resolve_rule_path("physical_stability"))
-    scorer = Scorer(rule)
-    items = cases()
-    for key, response in items:  # warm the parser
-        scorer.score(key, response)
-
-    def score_all_fresh(items: list[tuple[str, str]]) -> None:
-        # A new Scorer per pass: its memo of (key, answer) verdicts would otherwise make every
-        # pass after the first a lookup. Parsing each distinct key again is part of the cost.
-        fresh = Scorer(rule)
-        for key, response in items:
-            fresh.score(key, response)
-
-    whole = best_rate(score_all_fresh, [items], args.repeat) * len(items)
-    fmt = scorer.rule.answer_format
-    lines = [find_answer_line(r) for _, r in items]
-    texts = [clean_answer(line.text, fmt) for line in lines if line is not None]
-    path = scorer.rule.answer_grammar.path
-    plain = Lark(
-        path.read_text(encoding="utf-8"), parser="lalr", import_paths=[_import_loader(path.parent)]
-    )
-
-    def lark_only(text: str) -> None:
-        # The reference has no error recovery; a failing line still costs its time.
-        with contextlib.suppress(Exception):
-            plain.parse(text)
-
-    reference = best_rate(lark_only, texts, args.repeat)
-    mean_chars = sum(len(t) for t in texts) / len(texts)
-    report = f"""# Scoring throughput
-
-Run {time.strftime("%Y-%m-%d %H:%M")} on {platform.machine()}, Python {platform.python_version()}, one core.
-{len(items):,} responses (physical_stability L5 of the example + labelled phrasings), answer lines
-of {mean_chars:.0f} characters on average; best of {args.repeat} passes.
-
-| run | responses/s | ratio to Lark alone |
-|---|---:|---:|
-| keyaudit whole scoring path | {whole:,.0f} | {whole / reference:.2f} |
-| Lark alone on the cleaned answer lines (reference) | {reference:,.0f} | 1.00 |
-"""
+    benchmark = load_benchmark(example_benchmark_dir())
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="keyaudit-bench-") as scratch:
+        for name in bundled_rule_names():
+            rule = load_rule(resolve_rule_path(name))
+            items = cases(benchmark, rule)
+            unique = made_unique(items)
+            distinct = scoring_rate(rule, items, args.repeat)
+            worst = scoring_rate(rule, unique, args.repeat)
+            lark = lark_rate(rule, unique, args.repeat)
+            old = baseline_rule(args.baseline_rev, name, Path(scratch)) if args.baseline_rev else None
+            old_worst = scoring_rate(old, unique, args.repeat) if old else None
+            old_distinct = scoring_rate(old, items, args.repeat) if old else None
+            rows.append((name, len(items), distinct, worst, lark, old_distinct, old_worst))
+    lines = [
+        "# Scoring throughput",
+        "",
+        f"Run {time.strftime('%Y-%m-%d %H:%M')} on {platform.machine()}, Python "
+        f"{platform.python_version()}, one core; best of {args.repeat} passes, a fresh scorer per "
+        "pass. *distinct lines*: the responses as stored (a repeated answer line is parsed once); "
+        "*all unique*: every answer line made unique, so every response is parsed."
+        + (f" Baseline: the rules at `{args.baseline_rev}`, same process." if args.baseline_rev else ""),
+        "",
+        "| rule | responses | distinct lines /s | all unique /s | Lark alone /s | unique ÷ Lark"
+        + (" | baseline distinct /s | baseline unique /s | unique ÷ baseline" if args.baseline_rev else "")
+        + " |",
+        "|---|---:|---:|---:|---:|---:" + ("|---:|---:|---:" if args.baseline_rev else "") + "|",
+    ]
+    for name, n, distinct, worst, lark, old_distinct, old_worst in rows:
+        line = f"| {name} | {n:,} | {distinct:,.0f} | {worst:,.0f} | {lark:,.0f} | {worst / lark:.2f}"
+        if args.baseline_rev:
+            line += (
+                f" | {old_distinct:,.0f} | {old_worst:,.0f} | {worst / old_worst:.2f}"
+                if old_worst
+                else " | — | — | —"
+            )
+        lines.append(line + " |")
+    report = "\n".join(lines) + "\n"
     RESULTS.write_text(report, encoding="utf-8")
     print(report)
 

@@ -118,6 +118,9 @@ class Scorer:
         self.rule = rule
         self._keys: dict[str, ParsedKey] = {}
         self._memo: dict[tuple[str, str], Verdict] = {}
+        #: Parsed answer trees by cleaned text: one answer line is parsed once, whatever its key
+        #: (trees and their attributes do not depend on the key; claims are read per key).
+        self._trees: dict[str, Node] = {}
         attributes = rule.attributes
 
         in_progress: set[tuple[int, str]] = set()
@@ -198,7 +201,7 @@ class Scorer:
         if not text:
             return Verdict(False, ANSWER_MISSING, self._empty_values(), raw_answer)
         try:
-            answer = rule.answer_grammar.parse(text, self._hook)
+            answer = self._parse_answer(text)
         except GrammarParseError as error:
             return Verdict(False, ANSWER_UNPARSEABLE, self._empty_values(), raw_answer, str(error))
         try:
@@ -213,6 +216,16 @@ class Scorer:
             return Verdict(False, RULE_ERROR, self._empty_values(), raw_answer, str(error))
         return Verdict(True, "", values, raw_answer)
 
+    def _parse_answer(self, text: str) -> Node:
+        """The answer grammar's tree for a cleaned answer text, parsed once per distinct text."""
+        tree = self._trees.get(text)
+        if tree is None:
+            tree = self.rule.answer_grammar.parse(text, self._hook)
+            if len(self._trees) >= _MEMO_LIMIT:
+                self._trees.clear()
+            self._trees[text] = tree
+        return tree
+
     def explain(self, key: str, raw_answer: str) -> tuple[Verdict, ClaimSet | None]:
         """The verdict on one answer text and the claims the layer read from it."""
         verdict = self._score_answer_text(key, raw_answer)
@@ -221,7 +234,7 @@ class Scorer:
         if self.rule.claims is None or parsed_key.node is None or not text:
             return verdict, None
         try:
-            answer = self.rule.answer_grammar.parse(text, self._hook)
+            answer = self._parse_answer(text)
             return verdict, read_claims(answer, self.rule.claims, parsed_key.claims_target)
         except (GrammarParseError, ExpressionError):
             return verdict, None
@@ -234,7 +247,7 @@ class Scorer:
         if parsed_key.node is None or not text:
             return []
         try:
-            answer = self.rule.answer_grammar.parse(text, self._hook)
+            answer = self._parse_answer(text)
             env = self._environment(parsed_key, answer)
             steps: list[tuple[Requirement, bool | None]] = []
             for requirement in self.rule.requirements:
