@@ -52,6 +52,8 @@ class Node:
     end: int
     hook: AttributeHook | None = None
     _memo: dict[str, Any] = field(default_factory=dict)
+    #: On a parse's root: the terminal names of the tokens error recovery read as plain words.
+    recovered: tuple[str, ...] = ()
 
     def text(self) -> str:
         """The exact substring of the parsed text this node spans."""

@@ -67,6 +67,8 @@ class Claim:
     hedged: bool = False
     retracted: bool = False
     about_target: bool = True
+    #: Said under a condition ("if ...", "otherwise ...", "unless ..."): counted, but doubtful.
+    conditional: bool = False
 
     def field(self, name: str) -> Any:
         if name == "text":
@@ -96,8 +98,10 @@ class Claim:
 
 
 _CLAIM_FIELDS = frozenset(
-    {"kind", "value", "negated", "hedged", "subject", "retracted", "about_target", "node"}
+    {"kind", "value", "negated", "hedged", "subject", "retracted", "about_target", "conditional", "node"}
 )
+#: Boundary words that open a conditional clause.
+CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
 CLAIM_FIELDS = _CLAIM_FIELDS | {"text"}
 KIND_FIELDS = frozenset({"values", "hedged", "claims", "denied", "context"})
 
@@ -176,6 +180,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     correcting = False
     hedged_clauses: set[int] = set()
     hedge_waiting = False  # a hedge in a clause without claims hedges the next claim's clause
+    conditional = False
     words_since_neg = 0
     for item in _items(answer, atoms):
         kind = item.kind
@@ -187,6 +192,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         if kind == "boundary":
             clause += 1
             subject, negating, carry, alternative = None, False, False, False
+            conditional = item.text().strip().lower() in CONDITIONAL_WORDS
         elif kind == spec.subject:
             name = item.field("name") if isinstance(item, Node) else item.text()
             subject = None if name is None else str(name)
@@ -202,7 +208,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             correcting = True
         elif kind in spec.kinds:
             value = item.field("value") if isinstance(item, Node) else item.text()
-            claim = Claim(kind, item, value, negating, clause, subject)
+            claim = Claim(kind, item, value, negating, clause, subject, conditional=conditional)
             claim.about_target = subject is None or target is None or subject == str(target)
             if correcting:
                 for earlier in found:

@@ -200,9 +200,10 @@ class CompiledGrammar:
         """Parse ``text`` into a :class:`Node` tree or raise :class:`GrammarParseError`."""
         try:
             self._source, self._hook = text, hook
+            recovery = _Recovery(self.recover_as) if self.recover_as else None
             tree = (
-                self._lark.parse(text, on_error=_Recovery(self.recover_as))
-                if self.recover_as
+                self._lark.parse(text, on_error=recovery)
+                if recovery is not None
                 else self._lark.parse(text)
             )
         except UnexpectedInput as error:
@@ -222,6 +223,7 @@ class CompiledGrammar:
         # The root spans the whole text: a node's span otherwise ends at its last kept child,
         # which would cut fixed wording (anonymous tokens) off the ends of a key's template.
         tree.start, tree.end = 0, len(text)
+        tree.recovered = tuple(recovery.kinds) if recovery is not None else ()
         return tree
 
     def _build_node(self, kind: str, children: list) -> Node:
@@ -248,12 +250,15 @@ class _Recovery:
     def __init__(self, word: str) -> None:
         self.word = word
         self.used = 0
+        #: The terminal names of the tokens recovered (read as a word or dropped), in order.
+        self.kinds: list[str] = []
 
     def __call__(self, error: UnexpectedInput) -> bool:
         self.used += 1
         if self.used > self.LIMIT:
             return False
         if isinstance(error, UnexpectedToken):
+            self.kinds.append(str(error.token.type))
             parser = error.interactive_parser
             if self.word in parser.choices():
                 value = "" if error.token.type == "$END" else str(error.token)

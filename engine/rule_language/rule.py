@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import RuleError, located
 from ..load.tomlfile import load_toml
+from .certainty import CertaintySpec
 from .claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from .expr import Expression, Origin, compile_expression
 from .grammar import CompiledGrammar, compile_grammar, resolve_grammar
@@ -50,6 +51,8 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     "key": None,
     "output": None,
     "claims": {"subject": str, "target": str, "kinds": dict},
+    "certainty": {"letters": bool, "numbers": bool, "words": list, "ignore": list, "benign": list},
+    "uncertain": {"reason": str, "check": str},
     "attribute": {"node": (str, list), "name": str, "expr": str},
     "let": {"name": str, "expr": str},
     "require": {"reason": str, "check": str, "when": str, "explain": str},
@@ -63,12 +66,13 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
         "note": str,
     },
 }
-_ARRAY_TABLES = {"attribute", "let", "require", "example"}
+_ARRAY_TABLES = {"attribute", "let", "require", "example", "uncertain"}
 _REQUIRED = {
     "rule": ("name", "cells", "key_grammar", "answer_grammar"),
     "attribute": ("node", "name", "expr"),
     "let": ("name", "expr"),
     "require": ("reason", "check"),
+    "uncertain": ("reason", "check"),
     "example": ("key", "accept"),
 }
 _TOML_TYPE_NAMES = {str: "string", list: "array", dict: "table", bool: "boolean", int: "integer"}
@@ -152,6 +156,9 @@ class Rule:
     #: The ``[claims]`` table: claim kinds read by the claim layer, and the target expression.
     claims: ClaimSpec | None = None
     claims_target: Expression | None = None
+    #: ``[certainty]``: leftover material that makes a verdict uncertain; ``[[uncertain]]``.
+    certainty: CertaintySpec = field(default_factory=CertaintySpec)
+    uncertain: tuple[tuple[str, Expression], ...] = ()
     source_text: str = field(default="", repr=False)
 
     @property
@@ -415,6 +422,21 @@ def load_rule(path: str | Path) -> Rule:
         name: compile_at("output", None, name, src, names)
         for name, src in data.get("output", {}).items()
     }
+    uncertain = tuple(
+        (entry["reason"], compile_at("uncertain", index, "check", entry["check"], names))
+        for index, entry in enumerate(data.get("uncertain", []))
+    )
+    raw_certainty = data.get("certainty", {})
+    for name in ("words", "ignore", "benign"):
+        if not all(isinstance(w, str) for w in raw_certainty.get(name, [])):
+            raise loc.error("certainty", None, name, f"[certainty] {name} must list words as strings")
+    certainty = CertaintySpec(
+        letters=raw_certainty.get("letters", False),
+        numbers=raw_certainty.get("numbers", False),
+        extra_words=frozenset(w.lower() for w in raw_certainty.get("words", [])),
+        ignore_words=frozenset(w.lower() for w in raw_certainty.get("ignore", [])),
+        benign=frozenset(raw_certainty.get("benign", [])),
+    )
     examples = tuple(_examples(data.get("example", []), loc, set(outputs)))
     _check_field_names(data, loc, answer_grammar, key_grammar, claims)
     return Rule(
@@ -435,6 +457,8 @@ def load_rule(path: str | Path) -> Rule:
         source_text=text,
         claims=claims,
         claims_target=claims_target,
+        certainty=certainty,
+        uncertain=uncertain,
     )
 
 
@@ -492,7 +516,12 @@ def _check_field_names(
     for table in ("key", "output"):
         for name, source in data.get(table, {}).items():
             _check_source(loc, table, None, name, source, known)
-    for table, fields in (("attribute", ("expr",)), ("let", ("expr",)), ("require", ("check", "when"))):
+    for table, fields in (
+        ("attribute", ("expr",)),
+        ("let", ("expr",)),
+        ("require", ("check", "when")),
+        ("uncertain", ("check",)),
+    ):
         for index, entry in enumerate(data.get(table, [])):
             for name in fields:
                 if name in entry:

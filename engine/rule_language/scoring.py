@@ -11,14 +11,15 @@ fails on a strange answer become rejections with a named built-in reason, never 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from ..errors import ExpressionError
 from ..load.answer_line import find_answer_line
 from .ast import Node
-from .claims import ClaimSet, read_claims
+from .certainty import grammar_vocabulary, unplaced_material
+from .claims import TRIGGER_KINDS, ClaimSet, read_claims
 from .grammar import GrammarParseError
 from .rule import (
     ANSWER_MISSING,
@@ -46,6 +47,8 @@ class Verdict:
     values: dict[str, Any]
     answer_text: str | None = None
     detail: str = ""
+    #: Why the verdict is uncertain (empty: certain); see :mod:`.certainty`. Set by ``score``.
+    uncertain: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,7 @@ class Scorer:
         #: Parsed answer trees by cleaned text: one answer line is parsed once, whatever its key
         #: (trees and their attributes do not depend on the key; claims are read per key).
         self._trees: dict[str, Node] = {}
+        self._words: frozenset[str] | None = None
         attributes = rule.attributes
 
         in_progress: set[tuple[int, str]] = set()
@@ -170,12 +174,89 @@ class Scorer:
         return parsed
 
     def score(self, key: str, response: str) -> Verdict:
-        """Score a full stored response (its answer line is found here) against ``key``."""
+        """Score a full stored response (its answer line is found here) against ``key``.
+
+        The verdict carries its certainty (:meth:`certainty`): the reasons it may be a misreading.
+        """
         fmt = self.rule.answer_format
         line = find_answer_line(response, fmt.label, fmt.which)
         if line is None:
-            return Verdict(False, ANSWER_MISSING, self._empty_values())
-        return self.score_answer_text(key, line.text)
+            verdict = Verdict(False, ANSWER_MISSING, self._empty_values())
+        else:
+            verdict = self.score_answer_text(key, line.text)
+        reasons = self.certainty(key, response, verdict)
+        return replace(verdict, uncertain=reasons) if reasons else verdict
+
+    def certainty(self, key: str, response: str, verdict: Verdict) -> tuple[str, ...]:
+        """The signs that ``verdict`` on ``response`` may be a misreading (empty: certain)."""
+        if verdict.reason in (KEY_UNPARSED, RULE_ERROR):
+            return ()
+        reasons: list[str] = []
+        rule = self.rule
+        parsed_key = self.parse_key(key)
+        text = (
+            clean_answer(verdict.answer_text, rule.answer_format)
+            if verdict.answer_text is not None
+            else ""
+        )
+        # Misreadings that matter turn a rejection for something missing or conflicting, or an
+        # acceptance; a rejection for a wrong component stands on what was read.
+        doubtful = verdict.accept or verdict.reason.endswith(("missing", "conflict", "ambiguous"))
+        if text and parsed_key.node is not None:
+            try:
+                tree = self._parse_answer(text)
+            except GrammarParseError:
+                tree = None
+            if tree is not None:
+                reasons += self._tree_doubts(parsed_key, tree, doubtful)
+        if not verdict.accept and verdict.reason.endswith("missing"):
+            whole = " ".join(response.split())[-MAX_ANSWER_CHARS:]
+            other = self.score_answer_text(key, whole)
+            if other.accept:
+                reasons.append(
+                    f"the whole response, read as an answer, gives {other.reason or 'accept'}"
+                )
+        return tuple(dict.fromkeys(reasons))
+
+    def _tree_doubts(self, parsed_key: ParsedKey, tree: Node, doubtful: bool) -> list[str]:
+        """Signs in the parsed answer; the generic ones only where a misreading would matter
+        (``doubtful``), the rule's own ``[[uncertain]]`` clauses always."""
+        rule = self.rule
+        reasons: list[str] = []
+        try:
+            env = self._environment(parsed_key, tree)
+        except ExpressionError:
+            return reasons
+        for reason, check in rule.uncertain:
+            try:
+                if check.evaluate(env):
+                    reasons.append(reason)
+            except ExpressionError:
+                continue
+        if not doubtful:
+            return reasons
+        lost = [k for k in tree.recovered if not k.startswith("_") and k not in rule.certainty.benign]
+        if lost:
+            reasons.append(f"the parser could not place {', '.join(dict.fromkeys(lost))}")
+        skip = set(TRIGGER_KINDS)
+        if rule.claims is not None and rule.claims.subject:
+            skip.add(rule.claims.subject)
+        reasons += unplaced_material(tree, skip, self._vocabulary(), rule.certainty)
+        claims = env.get("claims")
+        if isinstance(claims, ClaimSet):
+            found = claims.all_claims()
+            others = {c.subject for c in found if not c.about_target}
+            if any(c.conditional and c.about_target and not c.retracted for c in found):
+                reasons.append("a claim made under a condition ('if', 'otherwise') was counted")
+            if others and any(c.subject is None and not c.retracted for c in found):
+                named = ", ".join(sorted(str(o) for o in others))
+                reasons.append(f"a claim without a subject was taken as the target's ({named} also named)")
+        return reasons
+
+    def _vocabulary(self) -> frozenset[str]:
+        if self._words is None:
+            self._words = grammar_vocabulary(self.rule.answer_grammar.path, self.rule.certainty)
+        return self._words
 
     def score_answer_text(self, key: str, raw_answer: str) -> Verdict:
         """Score the text of an answer line (after the label) against ``key``.
