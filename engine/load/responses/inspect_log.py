@@ -32,8 +32,8 @@ _FALSE = {"i", "incorrect", "no", "false", "0"}
 
 def read_inspect(path: Path, source: ResponseSource) -> LoggedRun:
     """One inspect log (``.eval`` or ``.json``) as a :class:`LoggedRun`."""
-    if is_zip(path):
-        return _read_eval(path, source)
+    if is_zip(path) or path.name.endswith(".eval"):
+        return _read_eval(path, source)  # a .eval that is not a ZIP fails here, saying so
     return _read_json_log(path, source)
 
 
