@@ -49,6 +49,7 @@ def _bad_inputs(tmp: Path) -> list[tuple[list[str], str, str]]:
     for results in LM_DIR.glob("results_*.json"):
         (broken.parent / results.name).write_bytes(results.read_bytes())
     failed = LOGS / "inspect" / "failed-synth-cedar-pro.eval"
+    errored = LOGS / "inspect" / "error-synth-fjord-flash.eval"
     mismatch = LOGS / "inspect" / "mismatch-synth-ember-30b.eval"
     return [
         (["--responses", str(failed)], f"{failed}:", "no header.json"),
@@ -71,7 +72,17 @@ def _bad_inputs(tmp: Path) -> list[tuple[list[str], str, str]]:
             f"{mismatch}:samples/gear_train_0001_q5_epoch_1.json:",
             "the log's target differs from the benchmark's key",
         ),
-        (["--responses", str(LOGS / "inspect")], f"{failed}:", "no header.json"),
+        (
+            ["--responses", str(errored)],
+            f"{errored}:header.json:",
+            "run status is 'error', not 'success'",
+        ),
+        (["--responses", str(LOGS / "inspect")], f"{errored}:", "run status is 'error'"),
+        (
+            ["--responses", str(EVAL), "--responses", str(EVAL)],
+            f"{EVAL}:samples/gear_train_0001_q4_epoch_1.json:",
+            "duplicate sample: model 'mockllm/synth-atlas-xl', id 'gear_train_0001_q4', epoch 1",
+        ),
         (["--responses", str(tmp / "nowhere")], f"{tmp / 'nowhere'}:", "no such file or folder"),
         (["--responses", str(EVAL), "--epochs", "some"], "--epochs", "must be one of first, all"),
     ]

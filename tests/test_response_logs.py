@@ -176,3 +176,69 @@ def test_nothing_written_next_to_the_logs() -> None:
     before = sorted(p.relative_to(LOGS) for p in LOGS.rglob("*"))
     _load(ResponseSource(LOGS / "inspect" / "synth-atlas-xl.eval"), ResponseSource(LM_DIR))
     assert sorted(p.relative_to(LOGS) for p in LOGS.rglob("*")) == before
+
+
+def test_epochs_all_with_identical_epochs_changes_nothing() -> None:
+    """Every item answered twice, identically: averaging per item must give the figures of one
+    sample per item (raw, adjusted, differences and their bootstrap CIs to the bit; the analytic
+    SE and the design effect up to rounding, since the latter counts items, not samples)."""
+    from dataclasses import replace
+
+    from keyaudit.engine.audit import run_audit
+    from keyaudit.engine.load.locate import resolve_rule_path
+    from keyaudit.engine.reports.findings import Settings
+    from keyaudit.engine.rule_language.rule import load_rule
+
+    once = _load(ResponseSource(EVAL), bench=DATA / "Dataset")
+    twice = replace(
+        once,
+        responses=once.responses + tuple(replace(r, epoch=2) for r in once.responses),
+        epochs="all",
+    )
+    rules = [load_rule(resolve_rule_path(n)) for n in ("physical_stability", "gear_train")]
+    a = run_audit(once, rules, Settings(resamples=300))
+    b = run_audit(twice, rules, Settings(resamples=300))
+    assert (a.settings.epochs, b.settings.epochs) == ("first", "all")
+    for m, n in zip(a.models, b.models, strict=True):
+        assert (m.n, m.strict, m.structured) == (n.n, n.strict, n.structured)
+        assert n.n_samples == 2 * m.n_samples
+    for x, y in zip(a.aggregates, b.aggregates, strict=True):
+        assert (x.raw_before, x.raw_after, x.adjusted_after) == (
+            y.raw_before,
+            y.raw_after,
+            y.adjusted_after,
+        )
+        for d, e in ((x.diff_before, y.diff_before), (x.diff_after, y.diff_after)):
+            assert (d.estimate, d.ci_low, d.ci_high, d.verdict) == (
+                e.estimate,
+                e.ci_low,
+                e.ci_high,
+                e.verdict,
+            )
+            assert d.analytic_se == pytest.approx(e.analytic_se, rel=1e-12)
+            assert d.design_effect == pytest.approx(e.design_effect, rel=1e-12)
+
+
+def test_epochs_all_weighs_items_not_samples() -> None:
+    """An item with 2 samples (1 right) and one with 1 sample (right): the cell is (0.5 + 1) / 2."""
+    from keyaudit.engine.audit import _score_responses
+    from keyaudit.engine.stats.aggregate import cell_table
+
+    loaded = _load(ResponseSource(EVAL), bench=DATA / "Dataset", epochs="all")
+    ref = loaded.keys["physical_stability_0001_q5"].ref
+    from keyaudit.engine.load.benchmark import Response
+
+    rows = [
+        Response("physical_stability_0001_q5", "m", ref, "", True, epoch=1),
+        Response("physical_stability_0001_q5", "m", ref, "", False, epoch=2),
+        Response(
+            "physical_stability_0002_q5",
+            "m",
+            loaded.keys["physical_stability_0002_q5"].ref,
+            "",
+            True,
+        ),
+    ]
+    before, _, _ = _score_responses(loaded, rows, {})
+    (count,) = cell_table(before).cells.values()
+    assert count.raw == 0.75 and (count.correct, count.n) == (3, 4)

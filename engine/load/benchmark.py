@@ -457,22 +457,24 @@ def load_responses(
                     )
                 own_files[model] = run.path
             files.setdefault(model, run.path)
+            own = run.format in ("jsonl", "csv")  # one file per model, ids checked in the file
             for sample in run.samples:
                 slot = (model, sample.id, sample.epoch)
-                if slot in seen:
-                    raise DataError(
-                        located(
-                            sample.where,
-                            None,
-                            None,
-                            f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
-                            f"{sample.epoch} (also at {seen[slot]})",
+                if not own:
+                    if slot in kept:
+                        raise DataError(
+                            located(
+                                sample.where,
+                                None,
+                                None,
+                                f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
+                                f"{sample.epoch} (also at {seen.get(slot, files[model])})",
+                            )
                         )
-                    )
-                seen[slot] = sample.where
+                    seen[slot] = sample.where
                 kept[slot] = _response(sample, model, config, keys)
             infos.append(RunInfo(str(run.path), run.format, model, len(run.samples), run.details))
-    if epochs == "first":
+    if epochs == "first" and seen:  # logs may hold several epochs; keep the lowest of each item
         lowest: dict[tuple[str, str], int] = {}
         for model, item_id, epoch in kept:
             key = (model, item_id)

@@ -40,10 +40,21 @@ def _run(
     model: str | None = None
     samples: list[LoggedSample] = []
     seen: set[str] = set()
+    prefix = f"{path}:"
+    id_name, model_name, text_name, correct_name = (
+        names.id,
+        names.model,
+        names.response,
+        names.correct,
+    )
     for line, record in rows:
-        item_id = require_field(record, names.id, path, line, str)
-        name = require_field(record, names.model, path, line, str)
-        text = require_field(record, names.response, path, line, str)
+        item_id = record.get(id_name)
+        name = record.get(model_name)
+        text = record.get(text_name)
+        if type(item_id) is not str or type(name) is not str or type(text) is not str:
+            item_id = require_field(record, id_name, path, line, str)  # raises the right error
+            name = require_field(record, model_name, path, line, str)
+            text = require_field(record, text_name, path, line, str)
         if model is None:
             model = name
         elif name != model:
@@ -57,12 +68,10 @@ def _run(
                 located(path, line, None, f"duplicate id {item_id!r} for model {model!r}")
             )
         seen.add(item_id)
-        correct = (
-            require_field(record, names.correct, path, line, bool)
-            if names.correct in record
-            else None
-        )
-        samples.append(LoggedSample(item_id, text, correct, 1, None, f"{path}:{line}"))
+        correct = record.get(correct_name)
+        if (correct is not None or correct_name in record) and type(correct) is not bool:
+            correct = require_field(record, correct_name, path, line, bool)
+        samples.append(LoggedSample(item_id, text, correct, 1, None, prefix + str(line)))
     return LoggedRun(path, fmt, source.model or model or "", samples)
 
 

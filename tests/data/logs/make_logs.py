@@ -20,6 +20,8 @@ What is written, and why each file exists:
 * ``inspect/synth-birch-7b.json`` — the same task's L5 items with ``--log-format json``, 1 epoch.
 * ``inspect/failed-synth-cedar-pro.eval`` — a run killed mid-way: the ``.eval`` has no
   ``header.json`` (what inspect leaves after a crash).
+* ``inspect/error-synth-fjord-flash.eval`` — a run whose model failed on its third call: inspect
+  writes a header with ``status: error`` and only the samples it finished.
 * ``inspect/mismatch-synth-ember-30b.eval`` — a run whose task carried one stale target (the
   key of another item), for the "log target differs from the benchmark key" error.
 * ``lm-eval/synth-dune-mini/samples_grip34_l45_<ts>.jsonl`` and ``results_<ts>.json`` —
@@ -189,7 +191,12 @@ def inspect_task(rows: list[dict[str, str]], stale: str | None = None):
     )
 
 
-def mock_outputs(model: str, rows: list[dict[str, str]], die_after: int | None = None):
+def mock_outputs(
+    model: str,
+    rows: list[dict[str, str]],
+    die_after: int | None = None,
+    fail_after: int | None = None,
+):
     """A mockllm output callable: the item is recognised from its image and prompt."""
     from inspect_ai.model import ModelOutput, ModelUsage
 
@@ -209,6 +216,8 @@ def mock_outputs(model: str, rows: list[dict[str, str]], die_after: int | None =
         total[0] += 1
         if die_after is not None and total[0] > die_after:
             os._exit(1)  # the process dies mid-run: no header.json is ever written
+        if fail_after is not None and total[0] > fail_after:
+            raise RuntimeError("mock model failure")  # the run ends with status "error"
         completion = answer(model, item_id, row["groundtruth"], calls[item_id])
         result = ModelOutput.from_content(model=f"mockllm/{model}", content=completion)
         # Explicit usage: otherwise mockllm counts tokens with tiktoken, which downloads its table.
@@ -231,6 +240,7 @@ def run_inspect(
     fmt: str,
     stale: bool = False,
     die_after: int | None = None,
+    fail_after: int | None = None,
     level: int | None = None,
 ) -> None:
     from inspect_ai import eval as inspect_eval
@@ -240,7 +250,9 @@ def run_inspect(
     stale_key = rows[0]["groundtruth"] if stale else None
     work = HERE / "inspect" / f".work-{name}"
     shutil.rmtree(work, ignore_errors=True)
-    mock = get_model(f"mockllm/{model}", custom_outputs=mock_outputs(model, rows, die_after))
+    mock = get_model(
+        f"mockllm/{model}", custom_outputs=mock_outputs(model, rows, die_after, fail_after)
+    )
     inspect_eval(
         inspect_task(rows, stale_key),
         model=mock,
@@ -375,6 +387,8 @@ def main() -> None:
     collect_inspect("synth-atlas-xl", ".eval")
     run_inspect("synth-birch-7b", "synth-birch-7b", epochs=1, fmt="json", level=5)
     collect_inspect("synth-birch-7b", ".json")
+    run_inspect("error-synth-fjord-flash", "synth-fjord-flash", epochs=1, fmt="eval", fail_after=3)
+    collect_inspect("error-synth-fjord-flash", ".eval")
     run_inspect("mismatch-synth-ember-30b", "synth-ember-30b", epochs=1, fmt="eval", stale=True)
     collect_inspect("mismatch-synth-ember-30b", ".eval")
     # The crash must not take this script down: run it in a child process.
