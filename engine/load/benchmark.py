@@ -473,7 +473,9 @@ def load_responses(
                         )
                     seen[slot] = sample.where
                 kept[slot] = _response(sample, model, config, keys)
-            infos.append(RunInfo(str(run.path), run.format, model, len(run.samples), run.details))
+            infos.append(
+                RunInfo(_shown(run.path, root), run.format, model, len(run.samples), run.details)
+            )
     if epochs == "first" and seen:  # logs may hold several epochs; keep the lowest of each item
         lowest: dict[tuple[str, str], int] = {}
         for model, item_id, epoch in kept:
@@ -483,6 +485,15 @@ def load_responses(
     else:
         responses = list(kept.values())
     return tuple(responses), files, tuple(infos)
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A file inside the benchmark by its place there (reports do not depend on where the
+    benchmark is installed); any other as given."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyItem]) -> Response:
