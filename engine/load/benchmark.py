@@ -42,8 +42,6 @@ _REQUIRED_GROUPS = ("domain", "image", "level")
 EPOCH_POLICIES = ("first", "all")
 KEY_FORMATS = ("auto", "jsonl", "csv")
 
-__all__ = ["FieldNames", "ResponseSource", "RunInfo"]
-
 
 @dataclass(frozen=True)
 class BenchmarkConfig:
@@ -502,7 +500,7 @@ def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyIt
     key = keys.get(sample.id)
     if key is None:
         raise DataError(
-            located(where, None, None, f"response id {sample.id!r} has no key in keys/")
+            located(where, None, None, f"response id {sample.id!r} has no key in the benchmark")
         )
     target = sample.target
     if target is not None:
