@@ -20,11 +20,26 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError
 from keyaudit.engine.reports.formatting import pct, pp
 
-from .common import BenchOption, JsonOption, bench_dir, console, err_console
+from .common import (
+    BenchOption,
+    EpochsOption,
+    FilterOption,
+    IdFieldOption,
+    JsonOption,
+    ModelNameOption,
+    ResponseOptions,
+    ResponsesOption,
+    ScorerOption,
+    console,
+    err_console,
+    load_for_cli,
+    section,
+)
 
 if TYPE_CHECKING:
     from keyaudit.engine.reports.findings import Audit, RuleProof
@@ -73,6 +88,12 @@ def check(
             help="Write a forest plot of the differences (.png or .svg; needs keyaudit[plot]).",
         ),
     ] = None,
+    responses: ResponsesOption = None,
+    epochs: EpochsOption = "first",
+    scorer: ScorerOption = None,
+    filter: FilterOption = None,
+    id_field: IdFieldOption = None,
+    model_name: ModelNameOption = None,
 ) -> None:
     """Audit the cells the rules cover: rule proof, key structure, re-scored accuracy, aggregates."""
     out = err_console if json_target == "-" else console
@@ -89,6 +110,7 @@ def check(
             markdown,
             plot,
             out,
+            ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
         )
     except KeyauditError as error:
         err_console.print(f"keyaudit: error: {error}", markup=False, soft_wrap=True)
@@ -107,21 +129,23 @@ def _check(
     markdown: Path | None,
     plot: Path | None,
     out: Console,
+    options: ResponseOptions,
 ) -> None:
     from keyaudit.engine.audit import Settings, prove_rules, run_audit
-    from keyaudit.engine.load.benchmark import load_benchmark
     from keyaudit.engine.load.locate import resolve_rule_path
     from keyaudit.engine.reports.json_report import audit_to_json, dumps, proofs_to_json
     from keyaudit.engine.rule_language.rule import load_rule
     from keyaudit.engine.rule_language.scoring import Scorer
 
-    settings = Settings(parse_levels(levels), resamples, seed, confidence, engine)
+    settings = Settings(
+        parse_levels(levels), resamples, seed, confidence, engine, epochs=options.epochs
+    )
     if plot is not None:
         from keyaudit.engine.reports.plot import check_plot_target
 
         check_plot_target(plot)
     rules = [load_rule(resolve_rule_path(r)) for r in rule_args]
-    benchmark = load_benchmark(bench_dir(bench))
+    benchmark = load_for_cli(bench, options)
     # The loaded benchmark (155,000 keys on the example) lives until the end: keep the cyclic
     # garbage collector from rescanning it on every collection of the later stages.
     gc.freeze()
@@ -201,7 +225,7 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
     """Section 1: each rule, its examples run, and the keys check of its cells."""
     for proof in proofs:
         cells = ", ".join(f"{d} L{lv}" for d, lv in proof.cells)
-        out.rule(f"[bold]Rule {proof.name}[/bold]")
+        section(out, f"[bold]Rule {proof.name}[/bold]")
         out.print(f"File: {proof.path}", markup=False)
         out.print(f"Cells: {cells}", markup=False)
         out.print(f"Grammars: key {proof.key_grammar}, answer {proof.answer_grammar}", markup=False)
@@ -211,7 +235,11 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
         table.add_column("#", justify="right", min_width=2)
         table.add_column("line", justify="right", min_width=4)
         table.add_column("expected → got")
-        table.add_column("answer", no_wrap=True, overflow="ellipsis", max_width=60)
+        # In a terminal long answers end in "…"; piped or redirected output keeps them whole.
+        short = out.is_terminal
+        table.add_column(
+            "answer", no_wrap=True, overflow="ellipsis" if short else "fold", max_width=60 if short else None
+        )
         table.add_column("result", min_width=6)
         for i, e in enumerate(proof.examples, start=1):
             expected = "accept" if e.expect_accept else f"reject ({e.expect_reason})"
@@ -272,7 +300,7 @@ def render_audit(out: Console, audit: Audit) -> None:
 
 def _render_structure(out: Console, audit: Audit) -> None:
     for st in audit.key_structure:
-        out.rule(f"[bold]Key structure: {st.domain} L{st.level}[/bold]")
+        section(out, f"[bold]Key structure: {st.domain} L{st.level}[/bold]")
         table = Table(
             title=f"{st.n_keys:,} keys, {st.distinct} distinct complete strings",
             title_justify="left",
@@ -306,7 +334,7 @@ def _render_structure(out: Console, audit: Audit) -> None:
 
 def _render_scope(out: Console, audit: Audit) -> None:
     scope = audit.scope
-    out.rule("[bold]Corpus and models[/bold]")
+    section(out, "[bold]Corpus and models[/bold]")
     out.print(
         f"{scope.n_keys:,} keys in {len(scope.domains)} domains"
         f" (levels {', '.join(f'L{level}' for level in scope.levels)});"
@@ -323,6 +351,11 @@ def _render_scope(out: Console, audit: Audit) -> None:
             f"Missing (no stored responses, not filled in): {', '.join(scope.missing_models)}",
             markup=False,
         )
+    from keyaudit.engine.reports.markdown_report import epochs_sentence
+
+    out.print("Samples: " + epochs_sentence(audit).replace("`", ""), markup=False)
+    for info in scope.log_sources:
+        out.print(f"Read from {info.describe()}", markup=False, soft_wrap=True)
     if scope.computed_models:
         out.print(
             "`correct` computed by keyaudit (strict scorer; the files have none) for: "
@@ -334,7 +367,7 @@ def _render_scope(out: Console, audit: Audit) -> None:
 def _render_models(out: Console, audit: Audit) -> None:
     for cell in audit.cells:
         where = f"{cell.domain} L{cell.level}"
-        out.rule(f"[bold]{where}: strict vs rule[/bold]")
+        section(out, f"[bold]{where}: strict vs rule[/bold]")
         statuses = ", ".join(f"{n} {s}" for s, n in cell.status_counts)
         out.print(
             f"Evaluated items: {cell.n_evaluated} ({statuses}) of {cell.n_keys:,} keys. Baseline"
@@ -375,7 +408,7 @@ def _render_models(out: Console, audit: Audit) -> None:
 def _render_worked(out: Console, audit: Audit) -> None:
     if not audit.worked_examples:
         return
-    out.rule("[bold]Worked examples: stored responses scored by the rule[/bold]")
+    section(out, "[bold]Worked examples: stored responses scored by the rule[/bold]")
     table = Table(show_lines=True)
     table.add_column("Model / item / target", overflow="fold")
     table.add_column("ANSWER line (verbatim)", overflow="fold", ratio=3)
@@ -383,9 +416,11 @@ def _render_worked(out: Console, audit: Audit) -> None:
     table.add_column("Verdict", overflow="fold")
     for w in audit.worked_examples:
         verdict = "[green]ACCEPT[/green]" if w.accept else f"[red]REJECT[/red]\n{w.reason}"
+        item = f"{w.id} (epoch {w.epoch})" if audit.settings.epochs == "all" else w.id
+        line = w.answer_line if w.answer_line is not None else "(no ANSWER line)"
         table.add_row(
-            f"{w.model}\n{w.id}\n{_values(w.target)}",
-            w.answer_line if w.answer_line is not None else "(no ANSWER line)",
+            f"{w.model}\n{item}\n{_values(w.target)}",
+            Text(f"Question: {w.question}\n{line}" if w.question else line),
             _values(w.extracted),
             verdict,
         )
@@ -399,7 +434,7 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
         return
     lo, hi = audit.settings.levels
     conf = f"{100 * audit.settings.confidence:g}%"
-    out.rule("[bold]Effect on aggregates[/bold]")
+    section(out, "[bold]Effect on aggregates[/bold]")
     table = Table()
     for column in (
         "Model",

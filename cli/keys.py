@@ -14,7 +14,6 @@ from rich.table import Table
 
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import flag_cells
-from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
 from keyaudit.engine.reports.findings import FlagRow
 from keyaudit.engine.reports.formatting import pct
@@ -25,7 +24,21 @@ from keyaudit.engine.rule_language.keystructure import (
 )
 from keyaudit.engine.rule_language.rule import Rule, load_rule
 
-from .common import BenchOption, JsonOption, bench_dir, console, write_json
+from .common import (
+    BenchOption,
+    EpochsOption,
+    FilterOption,
+    IdFieldOption,
+    JsonOption,
+    ModelNameOption,
+    ResponseOptions,
+    ResponsesOption,
+    ScorerOption,
+    console,
+    describe_sources,
+    load_for_cli,
+    write_json,
+)
 
 #: Console limits; ``--json`` always has everything.
 MAX_TEMPLATES = 20
@@ -65,9 +78,20 @@ def keys(
     level: LevelOption = None,
     rule: RuleOption = None,
     json: JsonOption = None,
+    responses: ResponsesOption = None,
+    epochs: EpochsOption = "first",
+    scorer: ScorerOption = None,
+    filter: FilterOption = None,
+    id_field: IdFieldOption = None,
+    model_name: ModelNameOption = None,
 ) -> None:
-    """Show the structure of the answer keys: distinct strings, templates, slot values, misfits."""
-    benchmark = load_benchmark(bench_dir(bench), with_responses=False)
+    """Show the structure of the answer keys: distinct strings, templates, slot values, misfits.
+
+    With --responses the responses are read and checked against the keys too (a log scored
+    against other keys is an error), and each cell shows how many items they evaluate.
+    """
+    options = ResponseOptions(responses, epochs, scorer, filter, id_field, model_name)
+    benchmark = load_for_cli(bench, options, with_responses=False)
     loaded = _rules(rule)
     structures = benchmark_structure(benchmark, loaded, domain, level)
     if rule is not None and not any(s.ruled for s in structures):
@@ -77,14 +101,21 @@ def keys(
         write_json(json, [s.as_json() for s in structures])
         if json == "-":
             return
+    describe_sources(console, benchmark)
     detail = domain is not None and level is not None
     if detail:
         _render_cell(structures[0])
     else:
-        console.print(_overview_table(structures))
+        evaluated: dict[tuple[str, int], set[str]] = {}
+        for r in benchmark.responses:
+            evaluated.setdefault((r.ref.domain, r.ref.level), set()).add(r.id)
+        counts = {cell: len(ids) for cell, ids in evaluated.items()} if benchmark.sources else None
+        console.print(_overview_table(structures, counts))
 
 
-def _overview_table(structures: list[CellStructure]) -> Table:
+def _overview_table(
+    structures: list[CellStructure], evaluated: dict[tuple[str, int], int] | None = None
+) -> Table:
     table = Table(title="Answer-key structure per cell")
     table.add_column("Domain")
     table.add_column("Level", justify="right")
@@ -93,7 +124,10 @@ def _overview_table(structures: list[CellStructure]) -> Table:
     table.add_column("Templates", justify="right")
     table.add_column("Rule")
     table.add_column("Unparsed", justify="right")
+    if evaluated is not None:
+        table.add_column("Evaluated items", justify="right")
     for s in structures:
+        extra = [] if evaluated is None else [f"{evaluated.get((s.domain, s.level), 0):,}"]
         table.add_row(
             s.domain,
             f"L{s.level}",
@@ -102,6 +136,7 @@ def _overview_table(structures: list[CellStructure]) -> Table:
             f"{len(s.templates):,}",
             escape(s.rule) if s.rule else "—",
             "—" if s.unparsed is None else f"{len(s.unparsed):,}",
+            *extra,
             style="bold red" if s.unparsed else None,
         )
     return table
@@ -149,6 +184,8 @@ def _render_cell(s: CellStructure) -> None:
     console.print(f"[bold]{len(s.examples)} verbatim examples[/bold]")
     for number, example in enumerate(s.examples, start=1):
         console.print(f"{number:>3}. {example.id}: {escape(example.key)}", soft_wrap=True)
+        if example.question:
+            console.print(f"     question: {escape(example.question)}", soft_wrap=True)
 
     if s.distinct <= MAX_DISTINCT:
         distinct = Table(title="Distinct strings")
@@ -174,14 +211,25 @@ def _render_cell(s: CellStructure) -> None:
         console.print(f"… {len(s.unparsed) - MAX_UNPARSED:,} more (see --json)")
 
 
-def flag(bench: BenchOption = None, json: JsonOption = None) -> None:
+def flag(
+    bench: BenchOption = None,
+    json: JsonOption = None,
+    responses: ResponsesOption = None,
+    epochs: EpochsOption = "first",
+    scorer: ScorerOption = None,
+    filter: FilterOption = None,
+    id_field: IdFieldOption = None,
+    model_name: ModelNameOption = None,
+) -> None:
     """Flag other sentence-valued or multi-clause keys and their current strict accuracy (seed §5)."""
-    benchmark = load_benchmark(bench_dir(bench))
+    options = ResponseOptions(responses, epochs, scorer, filter, id_field, model_name)
+    benchmark = load_for_cli(bench, options)
     rows = flag_cells(benchmark)
     if json is not None:
-        write_json(json, [row.as_json() for row in rows])
+        write_json(json, [{**row.as_json(), "epochs": benchmark.epochs} for row in rows])
         if json == "-":
             return
+    describe_sources(console, benchmark)
     console.print(_flag_table(rows))
     candidates = [r for r in rows if r.candidate]
     if candidates:

@@ -18,6 +18,8 @@ _API = {
     "UsageError": "errors",
     "load_benchmark": "load.benchmark",
     "Benchmark": "load.benchmark",
+    "ResponseSource": "load.responses.records",
+    "read_source": "load.responses.sources",
     "strict_correct": "load.strict",
     "find_answer_line": "load.answer_line",
     "load_rule": "rule_language.rule",

@@ -11,13 +11,21 @@ and every cell with the strict baseline. "After" is the same, except that the re
 cells are scored by their rule and those cells use the rule baseline (:mod:`.baselines`). When
 several rules are given their cells change together. Rates are fractions in [0, 1]; a figure that
 does not exist (a model with no paired domain) is NaN.
+
+Several samples of one item for one model (loaded with ``--epochs all``: inspect epochs, lm-eval
+repeats) are each scored, before and after, and averaged per item: an item's rate is the share of
+its samples that are right, and a cell's rate the mean of its items' rates. Counts stay integers:
+every item of a model weighs ``L`` units (``L`` the least common multiple of its items' sample
+counts, the sample count itself when all items have the same), of which ``right · L / samples`` are
+right. The bootstrap still resamples image clusters, each carrying its items' averaged units.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .errors import UsageError
@@ -223,6 +231,7 @@ def run_audit(
     """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs."""
 
     _check_cells_disjoint(rules)
+    settings = replace(settings, epochs=benchmark.epochs)  # the policy the responses were loaded with
     scorers = list(scorers) if scorers is not None else [Scorer(rule) for rule in rules]
     if proofs is None:
         proofs = prove_rules(benchmark, rules, scorers)
@@ -242,6 +251,9 @@ def run_audit(
         roster=benchmark.config.roster,
         missing_models=benchmark.missing_models,
         computed_models=benchmark.computed_models,
+        epochs=benchmark.epochs,
+        max_samples=benchmark.n_epochs,
+        sources=benchmark.sources,
     )
     key_structure = _key_structure(benchmark, rules)
 
@@ -272,25 +284,45 @@ def _score_responses(
     benchmark: Benchmark,
     responses: Sequence[Response],
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
-) -> tuple[list[Outcome], list[Outcome], dict[tuple[str, str], Any]]:
+) -> tuple[list[Outcome], list[Outcome], dict[tuple[str, str, int], Any]]:
     """Score every response once: before = its stored strict verdict, after = its rule's verdict
-    in a ruled cell (else the strict one). Returns both outcome lists and the rule verdicts."""
-    before: list[Outcome] = []
-    after: list[Outcome] = []
-    verdicts: dict[tuple[str, str], Any] = {}
+    in a ruled cell (else the strict one). Returns one outcome per (model, item) for each, the
+    samples of an item averaged (see the module docstring), and the rule verdicts by
+    (model, id, epoch)."""
+    verdicts: dict[tuple[str, str, int], Any] = {}
+    samples: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
+    refs = {}
     for r in responses:
         ref = r.ref
-        outcome = Outcome(r.model, ref.domain, ref.cluster, ref.level, r.correct)
-        before.append(outcome)
+        right_after = r.correct
         entry = ruled.get((ref.domain, ref.level))
         if entry is not None:
             verdict = entry[1].score(benchmark.keys[r.id].answer, r.text)
-            verdicts[(r.model, r.id)] = verdict
-            if verdict.accept != r.correct:
-                outcome = Outcome(r.model, ref.domain, ref.cluster, ref.level, verdict.accept)
-        after.append(outcome)
-
+            verdicts[(r.model, r.id, r.epoch)] = verdict
+            right_after = verdict.accept
+        samples.setdefault((r.model, r.id), []).append((r.correct, right_after))
+        refs[(r.model, r.id)] = ref
+    units = item_units({key: len(pairs) for key, pairs in samples.items()})
+    before: list[Outcome] = []
+    after: list[Outcome] = []
+    for (model, item), pairs in samples.items():
+        ref = refs[(model, item)]
+        unit = units[model]
+        for outcomes, side in ((before, 0), (after, 1)):
+            if unit == 1:
+                right: bool | int = pairs[0][side]
+            else:
+                right = sum(p[side] for p in pairs) * (unit // len(pairs))
+            outcomes.append(Outcome(model, ref.domain, ref.cluster, ref.level, right, unit))
     return before, after, verdicts
+
+
+def item_units(sample_counts: dict[tuple[str, str], int]) -> dict[str, int]:
+    """Per model, the units one item weighs: the lcm of its items' sample counts (1 if single)."""
+    units: dict[str, int] = defaultdict(lambda: 1)
+    for (model, _), n in sample_counts.items():
+        units[model] = math.lcm(units[model], n)
+    return units
 
 
 def _cell_audits(
@@ -407,46 +439,57 @@ def _model_cells(
     benchmark: Benchmark,
     responses: Sequence[Response],
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
-    verdicts: dict[tuple[str, str], Any],
+    verdicts: dict[tuple[str, str, int], Any],
 ) -> tuple[list[ModelCell], list[WorkedExample]]:
-    """Per (model, ruled cell): counts and flips; and the worked examples, first per key status."""
+    """Per (model, ruled cell): counts and flips; and the worked examples, first per key status.
+
+    ``n`` counts items; with several samples per item the correct counts are sums of per-item
+    rates, flips name ``id#epoch`` and reasons count samples. A worked example shows an item's
+    lowest epoch.
+    """
     by: dict[tuple[str, str, int], list[Response]] = {}
     for r in responses:
         if (r.ref.domain, r.ref.level) in ruled:
             by.setdefault((r.model, r.ref.domain, r.ref.level), []).append(r)
+    every = benchmark.epochs == "all"
     models: list[ModelCell] = []
     worked: list[WorkedExample] = []
     order = {m: i for i, m in enumerate(benchmark.models)}
     for model, domain, level in sorted(by, key=lambda k: (k[1], k[2], order.get(k[0], 0), k[0])):
-        rows = sorted(by[(model, domain, level)], key=lambda r: r.id)
+        rows = sorted(by[(model, domain, level)], key=lambda r: (r.id, r.epoch))
         scorer = ruled[(domain, level)][1]
         up, down, reasons = [], [], Counter()
         first: dict[str, Response] = {}
+        items: dict[str, list[tuple[bool, bool]]] = {}
         for r in rows:
-            v = verdicts[(model, r.id)]
+            v = verdicts[(model, r.id, r.epoch)]
+            name = f"{r.id}#{r.epoch}" if every else r.id
             if v.accept and not r.correct:
-                up.append(r.id)
+                up.append(name)
             if r.correct and not v.accept:
-                down.append(r.id)
+                down.append(name)
             reasons[v.reason or "accepted"] += 1
+            items.setdefault(r.id, []).append((r.correct, v.accept))
             first.setdefault(status_of(scorer, benchmark.keys[r.id].answer), r)
         models.append(
             ModelCell(
                 model=model,
                 domain=domain,
                 level=level,
-                n=len(rows),
-                strict_correct=sum(r.correct for r in rows),
-                structured_correct=sum(verdicts[(model, r.id)].accept for r in rows),
+                n=len(items),
+                strict_correct=_rate_sum(items.values(), 0),
+                structured_correct=_rate_sum(items.values(), 1),
                 flips_up=tuple(up),
                 flips_down=tuple(down),
                 reasons=tuple(sorted(reasons.items())),
+                n_samples=len(rows),
             )
         )
         for status in sorted(first):
             r = first[status]
-            v = verdicts[(model, r.id)]
-            target = scorer.parse_key(benchmark.keys[r.id].answer).target
+            v = verdicts[(model, r.id, r.epoch)]
+            key = benchmark.keys[r.id]
+            target = scorer.parse_key(key.answer).target
             worked.append(
                 WorkedExample(
                     model=model,
@@ -459,9 +502,21 @@ def _model_cells(
                     extracted=dict(v.values),
                     accept=v.accept,
                     reason=v.reason,
+                    question=key.question,
+                    epoch=r.epoch,
                 )
             )
     return models, worked
+
+
+def _rate_sum(items, side: int) -> int | float:
+    """Sum over items of the share of their samples that are right (an int when single)."""
+    total = 0.0
+    single = True
+    for pairs in items:
+        single = single and len(pairs) == 1
+        total += sum(p[side] for p in pairs) / len(pairs)
+    return round(total) if single else total
 
 
 def _key_structure(benchmark: Benchmark, rules: Sequence[Rule]) -> tuple[CellStructure, ...]:

@@ -160,6 +160,7 @@ def test_example_json_schema(example_run: dict) -> None:
         "seed": 0,
         "confidence": 0.95,
         "engine": "numba",
+        "epochs": "first",
     }
     (cell,) = data["cells"]
     assert {"domain", "level", "n_keys", "baseline_before", "baseline_after"} <= set(cell)

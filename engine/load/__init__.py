@@ -1,9 +1,13 @@
 """Stage 1, load: the benchmark and its files, read and validated.
 
-Owns the benchmark model (``benchmark``), the JSON Lines and TOML readers, the labelled-case
-reader (``casefile``), the validated-key cache, the answer-line finder, the strict scorer (the
-benchmark's own exact-match verdict) and locating bundled files.
+Owns the benchmark model (``benchmark``), the JSON Lines and TOML readers, the published-CSV key
+reader (``csv_keys``), the response sources (``responses/``: keyaudit's own files, inspect_ai and
+lm-evaluation-harness logs), the labelled-case reader (``casefile``), the validated-key cache, the
+answer-line finder, the strict scorer (the benchmark's own exact-match verdict) and locating
+bundled files.
 
-May import: ``keyaudit.engine.errors`` and the standard library only. Nothing here knows rules,
-grammars, statistics or reports: a benchmark loads the same whatever is later done with it.
+May import: ``keyaudit.engine.errors`` and the standard library only, plus ``zstandard`` (imported
+lazily by ``responses.zipmember``, only to read the zstd members of inspect ``.eval`` logs on
+Python < 3.14). Nothing here knows rules, grammars, statistics or reports: a benchmark loads the
+same whatever is later done with it.
 """

@@ -1,10 +1,17 @@
-"""The benchmark data model and its loaders: a directory of JSON Lines files, read-only.
+"""The benchmark data model and its loaders: a directory of key and response files, read-only.
 
 Layout (documented in README, "Data layout")::
 
-    benchmark.toml        optional: name, id_pattern, roster, [fields]
-    keys/*.jsonl[.gz]     the full answer-key corpus: {"id": ..., "answer": ...}
-    responses/*.jsonl[.gz] one file per model: {"id", "model", "response", "correct"?}
+    benchmark.toml         optional: name, id_pattern, roster, [fields], [keys], [[responses]]
+    keys/*.jsonl[.gz]      the full answer-key corpus: {"id": ..., "answer": ...}
+      (or keys/*.csv, or a published Dataset/<domain>_dataset_<n>/answer_key.csv tree)
+    responses/             keyaudit's own *.jsonl[.gz] (one file per model: {"id", "model",
+                           "response", "correct"?}), inspect_ai logs, lm-eval samples files
+
+Responses may also come from sources named in ``benchmark.toml`` or on the command line
+(:class:`ResponseSource`); each sample is checked against the key of its id (a log's own target
+must equal it), and several samples of one id for one model (epochs, repeats) are kept or reduced
+by the epochs policy: ``first`` keeps the lowest epoch, ``all`` keeps every one.
 
 Loading validates everything a later stage relies on, so scoring and statistics never meet a
 half-valid record: duplicate ids, ids that do not match the pattern, responses without a key and
@@ -20,25 +27,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import DataError, located
+from ..errors import DataError, UsageError, located
 from . import keycache
+from .csv_keys import csv_tree_files, read_csv_keys
 from .jsonl import jsonl_files, read_jsonl, require_field
+from .responses.records import FORMATS, FieldNames, ResponseSource, RunInfo
+from .responses.sources import read_source
 from .strict import strict_correct
 from .tomlfile import load_toml
 
 DEFAULT_ID_PATTERN = r"^(?P<domain>.+)_(?P<image>\d+)_q(?P<level>\d+)$"
 _REQUIRED_GROUPS = ("domain", "image", "level")
-
-
-@dataclass(frozen=True)
-class FieldNames:
-    """JSON field names used by the benchmark's files, when they differ from the defaults."""
-
-    id: str = "id"
-    answer: str = "answer"
-    model: str = "model"
-    response: str = "response"
-    correct: str = "correct"
+#: Policies for several samples of one id and model (inspect epochs, lm-eval repeats).
+EPOCH_POLICIES = ("first", "all")
+KEY_FORMATS = ("auto", "jsonl", "csv")
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,11 @@ class BenchmarkConfig:
     fields: FieldNames = FieldNames()
     description: str = ""
     source: str = ""
+    #: ``[keys]``: where the keys are (relative to the benchmark) and their format.
+    keys_path: str | None = None
+    keys_format: str = "auto"
+    #: ``[[responses]]``: response sources (paths already relative to the benchmark's root).
+    responses: tuple[ResponseSource, ...] = ()
 
 
 class ItemRef(NamedTuple):
@@ -67,11 +74,13 @@ class ItemRef(NamedTuple):
 
 
 class KeyItem(NamedTuple):
-    """One answer key: an item id, where it sits, and the key string exactly as stored."""
+    """One answer key: an item id, where it sits, the key string exactly as stored, and the
+    question it answers when the key files carry it (the published CSV's ``prompt``)."""
 
     id: str
     ref: ItemRef
     answer: str
+    question: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +88,8 @@ class Response:
     """One stored model response and the benchmark's current strict verdict on it.
 
     ``correct_computed`` is true when the file had no ``correct`` field and keyaudit computed the
-    verdict itself with the strict scorer (reports say so).
+    verdict itself with the strict scorer (reports say so). ``epoch`` numbers the samples of one
+    id for one model (inspect epochs, lm-eval repeats; 1 for keyaudit's own files).
     """
 
     id: str
@@ -88,6 +98,7 @@ class Response:
     text: str
     correct: bool
     correct_computed: bool = False
+    epoch: int = 1
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,9 @@ class Benchmark:
     keys: dict[str, KeyItem]
     responses: tuple[Response, ...] = ()
     response_files: dict[str, Path] = field(default_factory=dict)
+    #: The epochs policy the responses were loaded with, and how each response file was read.
+    epochs: str = "first"
+    sources: tuple[RunInfo, ...] = ()
     _index: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -116,6 +130,14 @@ class Benchmark:
     def computed_models(self) -> tuple[str, ...]:
         """Models whose strict verdicts keyaudit computed because the file had none."""
         return tuple(sorted({r.model for r in self.responses if r.correct_computed}))
+
+    @property
+    def n_epochs(self) -> int:
+        """The most samples any model has of one id (1 unless logs have epochs or repeats)."""
+        counts: dict[tuple[str, str], int] = {}
+        for r in self.responses:
+            counts[(r.model, r.id)] = counts.get((r.model, r.id), 0) + 1
+        return max(counts.values(), default=1)
 
     def keys_in_cell(self, domain: str, level: int) -> list[KeyItem]:
         """All keys of one cell of the full corpus, in id order."""
@@ -137,7 +159,17 @@ class Benchmark:
         return index
 
 
-_CONFIG_KEYS = {"name", "id_pattern", "roster", "fields", "description", "source"}
+_CONFIG_KEYS = {
+    "name",
+    "id_pattern",
+    "roster",
+    "fields",
+    "description",
+    "source",
+    "keys",
+    "responses",
+}
+_SOURCE_KEYS = {"path", "format", "scorer", "filter", "metric", "id_field", "model"}
 
 
 def load_config(root: Path) -> BenchmarkConfig:
@@ -181,7 +213,25 @@ def load_config(root: Path) -> BenchmarkConfig:
                     f"[fields] {name!r} is not one of {sorted(known)} or not a string",
                 )
             )
+    keys_table = _config_value(data, "keys", dict, {}, path)
+    for name, value in keys_table.items():
+        if name not in ("path", "format") or not isinstance(value, str):
+            raise DataError(
+                located(
+                    path, None, None, f"[keys] {name!r} is not 'path' or 'format', or not a string"
+                )
+            )
+    keys_format = keys_table.get("format", "auto")
+    if keys_format not in KEY_FORMATS:
+        raise DataError(
+            located(path, None, None, f"[keys] format must be one of {', '.join(KEY_FORMATS)}")
+        )
     return BenchmarkConfig(
+        keys_path=keys_table.get("path"),
+        keys_format=keys_format,
+        responses=tuple(
+            _source(entry, root, path) for entry in _config_value(data, "responses", list, [], path)
+        ),
         name=_config_value(data, "name", str, root.name, path),
         id_pattern=pattern,
         roster=tuple(roster),
@@ -189,6 +239,28 @@ def load_config(root: Path) -> BenchmarkConfig:
         description=_config_value(data, "description", str, "", path),
         source=_config_value(data, "source", str, "", path),
     )
+
+
+def _source(entry: Any, root: Path, path: Path) -> ResponseSource:
+    """One ``[[responses]]`` table: ``path`` (relative to the benchmark) and optional settings."""
+    if not isinstance(entry, dict) or "path" not in entry:
+        raise DataError(located(path, None, None, "each [[responses]] needs a 'path'"))
+    for name, value in entry.items():
+        if name not in _SOURCE_KEYS or not isinstance(value, str):
+            expected = ", ".join(sorted(_SOURCE_KEYS))
+            raise DataError(
+                located(
+                    path,
+                    None,
+                    None,
+                    f"[[responses]] {name!r}: expected string values of {expected}",
+                )
+            )
+    if entry.get("format", "auto") not in FORMATS:
+        raise DataError(
+            located(path, None, None, f"[[responses]] format must be one of {', '.join(FORMATS)}")
+        )
+    return ResponseSource(**{**entry, "path": root / entry["path"]})
 
 
 def _config_value(data: dict[str, Any], name: str, kind: type, default: Any, path: Path) -> Any:
@@ -220,20 +292,60 @@ def parse_item_id(item_id: str, pattern: re.Pattern[str], path: Path, line: int)
     return ItemRef(domain, domain + "_" + image, level_number)
 
 
-def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
-    """Every key of ``keys/``; a duplicate id anywhere in the corpus is an error.
+def key_files(root: Path, config: BenchmarkConfig) -> list[Path]:
+    """The key files of a benchmark: ``[keys] path``, else ``keys/``, else a CSV tree.
 
-    A corpus that validated before, unchanged since, is read from :mod:`.keycache`.
+    A CSV tree is the published layout, ``<domain>_dataset_<n>/answer_key.csv`` under
+    ``Dataset/`` or under the benchmark directory itself (``--bench path/to/Dataset``).
     """
-    folder = root / "keys"
-    files = jsonl_files(folder) if folder.is_dir() else []
+    if config.keys_path is not None:
+        target = root / config.keys_path
+        if target.is_file():
+            return [target]
+        if not target.is_dir():
+            raise DataError(located(target, None, None, "[keys] path not found"))
+    else:
+        target = root / "keys"
+        if not target.is_dir():
+            for candidate in (root / "Dataset", root):
+                tree = csv_tree_files(candidate) if candidate.is_dir() else []
+                if tree:
+                    return tree
+            raise DataError(
+                located(
+                    target,
+                    None,
+                    None,
+                    "no keys: expected keys/*.jsonl, keys/*.jsonl.gz, keys/*.csv or a "
+                    "Dataset/<domain>_dataset_<n>/answer_key.csv tree",
+                )
+            )
+    wanted = config.keys_format
+    files = [] if wanted == "csv" else jsonl_files(target)
+    if wanted != "jsonl":
+        files += sorted(p for p in target.glob("*.csv") if p.is_file()) + csv_tree_files(target)
     if not files:
         raise DataError(
-            located(folder, None, None, "no keys: expected keys/*.jsonl or keys/*.jsonl.gz")
+            located(target, None, None, "no keys: expected *.jsonl, *.jsonl.gz or *.csv files")
         )
+    return files
+
+
+def _is_csv(path: Path) -> bool:
+    return path.name.endswith(".csv")
+
+
+def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
+    """Every key of the benchmark; a duplicate id anywhere in the corpus is an error.
+
+    A JSON Lines corpus that validated before, unchanged since, is read from :mod:`.keycache`
+    (CSV keys carry their questions and are always parsed).
+    """
+    files = key_files(root, config)
+    cacheable = not any(_is_csv(p) for p in files)
     # What the parsed records depend on besides the files; keycache.CACHE_FORMAT covers the rest.
     settings = repr((config.id_pattern.pattern, config.fields))
-    cached = keycache.read(files, settings)
+    cached = keycache.read(files, settings) if cacheable else None
     if cached is not None:
         ids, answers, domains, clusters, levels = cached
         return {
@@ -243,114 +355,184 @@ def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
             )
         }
     keys = _parse_keys(files, config)
-    keycache.write(
-        files,
-        settings,
-        (
-            list(keys),
-            [k.answer for k in keys.values()],
-            [k.ref.domain for k in keys.values()],
-            [k.ref.cluster for k in keys.values()],
-            [k.ref.level for k in keys.values()],
-        ),
-    )
+    if cacheable:
+        keycache.write(
+            files,
+            settings,
+            (
+                list(keys),
+                [k.answer for k in keys.values()],
+                [k.ref.domain for k in keys.values()],
+                [k.ref.cluster for k in keys.values()],
+                [k.ref.level for k in keys.values()],
+            ),
+        )
     return keys
 
 
+def _key_rows(path: Path, names: FieldNames):
+    """``(line, id, key, question)`` of one key file, JSON Lines or CSV."""
+    if _is_csv(path):
+        yield from read_csv_keys(path)
+        return
+    for line, record in read_jsonl(path):
+        item_id = record.get(names.id)
+        answer = record.get(names.answer)
+        if type(item_id) is not str or type(answer) is not str:  # fast path: both valid
+            item_id = require_field(record, names.id, path, line, str)
+            answer = require_field(record, names.answer, path, line, str)
+        yield line, item_id, answer, None
+
+
 def _parse_keys(files: list[Path], config: BenchmarkConfig) -> dict[str, KeyItem]:
-    names = config.fields
     keys: dict[str, KeyItem] = {}
     seen_at: dict[str, tuple[Path, int]] = {}
     for path in files:
-        for line, record in read_jsonl(path):
-            item_id = record.get(names.id)
-            answer = record.get(names.answer)
-            if type(item_id) is not str or type(answer) is not str:  # fast path: both valid
-                item_id = require_field(record, names.id, path, line, str)
-                answer = require_field(record, names.answer, path, line, str)
+        for line, item_id, answer, question in _key_rows(path, config.fields):
             if item_id in keys:
                 first_path, first_line = seen_at[item_id]
+                first = first_path.name if first_path.parent == path.parent else str(first_path)
                 raise DataError(
                     located(
                         path,
                         line,
                         None,
-                        f"duplicate id {item_id!r} (first at {first_path.name}:{first_line})",
+                        f"duplicate id {item_id!r} (first at {first}:{first_line})",
                     )
                 )
             keys[item_id] = KeyItem(
-                item_id, parse_item_id(item_id, config.id_pattern, path, line), answer
+                item_id, parse_item_id(item_id, config.id_pattern, path, line), answer, question
             )
             seen_at[item_id] = (path, line)
     return keys
 
 
-def load_responses(
-    root: Path, config: BenchmarkConfig, keys: dict[str, KeyItem]
-) -> tuple[tuple[Response, ...], dict[str, Path]]:
-    """Every stored response of ``responses/``, one model per file.
-
-    A benchmark without a ``responses/`` folder has none; commands that need only keys still work.
-    """
+def default_sources(root: Path, config: BenchmarkConfig) -> tuple[ResponseSource, ...]:
+    """``[[responses]]`` of benchmark.toml, else the ``responses/`` folder if there is one."""
+    if config.responses:
+        return config.responses
     folder = root / "responses"
-    if not folder.is_dir():
-        return (), {}
+    return (ResponseSource(folder),) if folder.is_dir() else ()
+
+
+def load_responses(
+    root: Path,
+    config: BenchmarkConfig,
+    keys: dict[str, KeyItem],
+    sources: tuple[ResponseSource, ...] | None = None,
+    epochs: str = "first",
+) -> tuple[tuple[Response, ...], dict[str, Path], tuple[RunInfo, ...]]:
+    """Every stored response of the sources (default: :func:`default_sources`), checked.
+
+    Each sample's id must match the id pattern and have a key, and a log's own target must equal
+    that key. keyaudit's own files hold one model each (two files for one model is an error);
+    logs may split a model over several files, but one (model, id, epoch) may occur only once.
+    ``epochs`` is the policy for several samples of one id and model: ``first`` keeps the lowest
+    epoch, ``all`` keeps them all. A benchmark without sources has no responses.
+    """
+    if epochs not in EPOCH_POLICIES:
+        raise UsageError(f"--epochs must be one of {', '.join(EPOCH_POLICIES)}, got {epochs!r}")
+    if sources is None:
+        sources = default_sources(root, config)
     names = config.fields
-    responses: list[Response] = []
     files: dict[str, Path] = {}
-    for path in jsonl_files(folder):
-        model, records = _load_model_file(path, names, config, keys)
-        if model is None:
-            continue
-        if model in files:
-            raise DataError(
-                located(path, None, None, f"model {model!r} also has a file: {files[model].name}")
+    own_files: dict[str, Path] = {}
+    seen: dict[tuple[str, str, int], str] = {}
+    kept: dict[tuple[str, str, int], Response] = {}
+    infos: list[RunInfo] = []
+    for source in sources:
+        for run in read_source(source, names):
+            if not run.samples:
+                continue
+            model = run.model
+            if run.format in ("jsonl", "csv"):
+                if model in own_files or (model in files and files[model] != run.path):
+                    other = own_files.get(model) or files[model]
+                    raise DataError(
+                        located(
+                            run.path, None, None, f"model {model!r} also has a file: {other.name}"
+                        )
+                    )
+                own_files[model] = run.path
+            files.setdefault(model, run.path)
+            own = run.format in ("jsonl", "csv")  # one file per model, ids checked in the file
+            for sample in run.samples:
+                slot = (model, sample.id, sample.epoch)
+                if not own:
+                    if slot in kept:
+                        raise DataError(
+                            located(
+                                sample.where,
+                                None,
+                                None,
+                                f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
+                                f"{sample.epoch} (also at {seen.get(slot, files[model])})",
+                            )
+                        )
+                    seen[slot] = sample.where
+                kept[slot] = _response(sample, model, config, keys)
+            infos.append(
+                RunInfo(_shown(run.path, root), run.format, model, len(run.samples), run.details)
             )
-        files[model] = path
-        responses.extend(records)
-    return tuple(responses), files
+    if epochs == "first" and seen:  # logs may hold several epochs; keep the lowest of each item
+        lowest: dict[tuple[str, str], int] = {}
+        for model, item_id, epoch in kept:
+            key = (model, item_id)
+            lowest[key] = min(epoch, lowest.get(key, epoch))
+        responses = [r for (m, i, e), r in kept.items() if lowest[(m, i)] == e]
+    else:
+        responses = list(kept.values())
+    return tuple(responses), files, tuple(infos)
 
 
-def _load_model_file(
-    path: Path, names: FieldNames, config: BenchmarkConfig, keys: dict[str, KeyItem]
-) -> tuple[str | None, list[Response]]:
-    model: str | None = None
-    records: list[Response] = []
-    seen: set[str] = set()
-    for line, record in read_jsonl(path):
-        item_id = require_field(record, names.id, path, line, str)
-        name = require_field(record, names.model, path, line, str)
-        text = require_field(record, names.response, path, line, str)
-        if model is None:
-            model = name
-        elif name != model:
+def _shown(path: Path, root: Path) -> str:
+    """A file inside the benchmark by its place there (reports do not depend on where the
+    benchmark is installed); any other as given."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyItem]) -> Response:
+    where = sample.where
+    ref = parse_item_id(sample.id, config.id_pattern, where, None)
+    key = keys.get(sample.id)
+    if key is None:
+        raise DataError(
+            located(where, None, None, f"response id {sample.id!r} has no key in the benchmark")
+        )
+    target = sample.target
+    if target is not None:
+        accepted = (target,) if isinstance(target, str) else target
+        if key.answer.strip() not in {t.strip() for t in accepted}:
             raise DataError(
                 located(
-                    path, line, None, f"model {name!r} differs from {model!r} earlier in this file"
+                    where,
+                    None,
+                    None,
+                    f"sample {sample.id!r}: the log's target differs from the benchmark's key for "
+                    "this id (the run was scored against another key; fix the key or the log)",
                 )
             )
-        if item_id in seen:
-            raise DataError(
-                located(path, line, None, f"duplicate id {item_id!r} for model {model!r}")
-            )
-        seen.add(item_id)
-        ref = parse_item_id(item_id, config.id_pattern, path, line)
-        key = keys.get(item_id)
-        if key is None:
-            raise DataError(
-                located(path, line, None, f"response id {item_id!r} has no key in keys/")
-            )
-        if names.correct in record:
-            correct = require_field(record, names.correct, path, line, bool)
-            computed = False
-        else:
-            correct, computed = strict_correct(text, key.answer), True
-        records.append(Response(item_id, name, ref, text, correct, computed))
-    return model, records
+    if sample.correct is None:
+        correct, computed = strict_correct(sample.text, key.answer), True
+    else:
+        correct, computed = sample.correct, False
+    return Response(sample.id, model, ref, sample.text, correct, computed, sample.epoch)
 
 
-def load_benchmark(root: str | Path, *, with_responses: bool = True) -> Benchmark:
-    """Load and validate a benchmark directory (never writes to it).
+def load_benchmark(
+    root: str | Path,
+    *,
+    with_responses: bool = True,
+    responses: tuple[ResponseSource, ...] | None = None,
+    epochs: str = "first",
+) -> Benchmark:
+    """Load and validate a benchmark directory (never writes to it, nor next to any log).
+
+    ``responses`` replaces the benchmark's own response sources (``[[responses]]`` or
+    ``responses/``); ``epochs`` is the policy for several samples of one id and model.
 
     The cyclic garbage collector is paused while the ~10^5 records are built: they hold no
     cycles, and its repeated scans of the growing heap would otherwise cost a third of the load.
@@ -365,8 +547,8 @@ def load_benchmark(root: str | Path, *, with_responses: bool = True) -> Benchmar
         keys = load_keys(root, config)
         if not with_responses:
             return Benchmark(root, config, keys)
-        responses, files = load_responses(root, config, keys)
-        return Benchmark(root, config, keys, responses, files)
+        loaded, files, infos = load_responses(root, config, keys, responses, epochs)
+        return Benchmark(root, config, keys, loaded, files, epochs, infos)
     finally:
         if collecting:
             gc.enable()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..load.responses.records import RunInfo
 from ..rule_language.keystructure import CellStructure
 from ..stats.aggregate import check_levels
 
@@ -49,6 +50,8 @@ class FlagRow:
         }
 
 ENGINES = ("numba", "reference")
+#: How several samples of one item for one model are used (load.benchmark.EPOCH_POLICIES).
+EPOCH_POLICIES = ("first", "all")
 
 @dataclass(frozen=True)
 class Settings:
@@ -59,8 +62,15 @@ class Settings:
     seed: int = 0
     confidence: float = 0.95
     engine: str = "numba"
+    #: ``first``: one sample per model and item (the lowest epoch); ``all``: every sample,
+    #: averaged per item. Set from the loaded benchmark by ``run_audit``.
+    epochs: str = "first"
 
     def __post_init__(self) -> None:
+        if self.epochs not in EPOCH_POLICIES:
+            raise UsageError(
+                f"--epochs must be one of {', '.join(EPOCH_POLICIES)}, got {self.epochs!r}"
+            )
         check_levels(self.levels)
         if self.resamples < 1:
             raise UsageError(f"--resamples must be at least 1, got {self.resamples}")
@@ -175,6 +185,15 @@ class Scope:
     roster: tuple[str, ...]
     missing_models: tuple[str, ...]
     computed_models: tuple[str, ...]
+    #: The epochs policy, the most samples a model has of one item, and how each file was read.
+    epochs: str = "first"
+    max_samples: int = 1
+    sources: tuple[RunInfo, ...] = ()
+
+    @property
+    def log_sources(self) -> tuple[RunInfo, ...]:
+        """Sources read from evaluation-framework logs (inspect, lm-eval)."""
+        return tuple(s for s in self.sources if s.format not in ("jsonl", "csv"))
 
 @dataclass(frozen=True)
 class CellAudit:
@@ -201,11 +220,13 @@ class ModelCell:
     domain: str
     level: int
     n: int
-    strict_correct: int
-    structured_correct: int
+    strict_correct: int | float
+    structured_correct: int | float
     flips_up: tuple[str, ...]
     flips_down: tuple[str, ...]
     reasons: tuple[tuple[str, int], ...]
+    #: Responses scored (``n`` counts items; more when ``--epochs all`` keeps several per item).
+    n_samples: int = 0
 
     @property
     def strict(self) -> float:
@@ -229,6 +250,9 @@ class WorkedExample:
     extracted: dict[str, Any]
     accept: bool
     reason: str
+    #: The question the key answers, when the key files carry it (the published CSV's prompt).
+    question: str | None = None
+    epoch: int = 1
 
 @dataclass(frozen=True)
 class Difference:

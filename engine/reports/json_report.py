@@ -124,7 +124,10 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
             "seed": s.seed,
             "confidence": s.confidence,
             "engine": s.engine,
+            "epochs": s.epochs,
         },
+        "max_samples": scope.max_samples,
+        "sources": [info.as_json() for info in scope.sources],
         "n_keys": scope.n_keys,
         "n_responses": scope.n_responses,
         "domains": list(scope.domains),
@@ -165,6 +168,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                 "flips_up": list(m.flips_up),
                 "flips_down": list(m.flips_down),
                 "reasons": dict(m.reasons),
+                "n_samples": m.n_samples,
             }
             for m in audit.models
         ],
@@ -180,6 +184,8 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                 "extracted": w.extracted,
                 "accept": w.accept,
                 "reason": w.reason,
+                "question": w.question,
+                "epoch": w.epoch,
             }
             for w in audit.worked_examples
         ],

@@ -104,13 +104,35 @@ def _header(audit: Audit) -> list[str]:
         f"Benchmark: **{audit.scope.benchmark}**. Proposed {rules}: "
         + _join([f"{code(p.name)} ({code(p.path)})" for p in audit.rules])
         + f". Levels L{s.lo} and L{s.hi}; {count(s.resamples)} bootstrap resamples, seed {s.seed},"
-        f" {100 * s.confidence:g}% intervals.",
+        f" {100 * s.confidence:g}% intervals. {epochs_sentence(audit)}",
         "",
         "This is an offline, counterfactual analysis. No API was called, and no dataset, stored"
         " response, scorer, or existing analysis output was changed. The proposed "
         + ("rule below has" if len(names) == 1 else "rules below have")
         + " **not** been applied to the benchmark.",
     ]
+
+
+def epochs_sentence(audit: Audit) -> str:
+    """Which samples were scored: the epochs policy, stated in every report."""
+    most = audit.scope.max_samples
+    if audit.settings.epochs == "all":
+        return (
+            "Every sample of an item is scored and averaged per item (`--epochs all`; up to"
+            f" {_plural(most, 'sample')} per model and item); the bootstrap still resamples image"
+            " clusters."
+        )
+    return "One response per model and item: the first epoch (`--epochs first`)."
+
+
+def sources_sentence(audit: Audit) -> str | None:
+    """How responses were read from evaluation logs (scorer or filter, id field, model name)."""
+    logs = audit.scope.log_sources
+    if not logs:
+        return None
+    return "Responses were read from the evaluation logs as written: " + "; ".join(
+        code(info.describe()) for info in logs
+    ) + "."
 
 
 def _scope(audit: Audit) -> list[str]:
@@ -157,6 +179,9 @@ def _scope(audit: Audit) -> list[str]:
             " calculated without their missing stored responses; no values are invented for them."
         )
     lines.append(text)
+    sources = sources_sentence(audit)
+    if sources:
+        lines += ["", sources]
     if scope.computed_models:
         lines += [
             "",
@@ -367,6 +392,8 @@ def _application(audit: Audit, proof: RuleProof) -> list[str]:
                 f"{str(i) + '.':<{width}} **{w.model} — `{w.id}` — target {code(values_text(w.target))} — {verdict}**"
             )
             pad = " " * (width + 1)
+            if w.question:
+                lines.append(f"{pad}- Question: {code(w.question)}")
             answer = w.answer_line if w.answer_line is not None else "(no ANSWER line)"
             lines.append(f"{pad}- {code(answer)}")
             reason = f"; {w.reason}" if w.reason else ""

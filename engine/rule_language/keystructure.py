@@ -138,8 +138,11 @@ class UnparsedKey:
 
 @dataclass(frozen=True)
 class KeyExample:
+    """A verbatim key, and the question it answers when the key files carry it."""
+
     id: str
     key: str
+    question: str | None = None
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,9 @@ class CellStructure:
                 }
                 for t in self.templates
             ],
-            "examples": [{"id": e.id, "key": e.key} for e in self.examples],
+            "examples": [
+                {"id": e.id, "key": e.key, "question": e.question} for e in self.examples
+            ],
             "unparsed": None
             if self.unparsed is None
             else [{"id": u.id, "key": u.key, "error": u.error} for u in self.unparsed],
@@ -212,7 +217,10 @@ def pick_examples(keys: Sequence[KeyItem], n: int = N_EXAMPLES) -> tuple[KeyExam
         if len(chosen) >= n:
             break
         chosen.setdefault(key.id, key)
-    return tuple(KeyExample(k.id, k.answer) for k in sorted(chosen.values(), key=lambda k: k.id))
+    return tuple(
+        KeyExample(k.id, k.answer, k.question)
+        for k in sorted(chosen.values(), key=lambda k: k.id)
+    )
 
 
 def _value_text(value: Any) -> str:

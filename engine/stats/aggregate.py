@@ -34,13 +34,20 @@ Baselines = Mapping[tuple[str, int], float]  # (domain, level) -> constant-answe
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One scored response: which model, which item (domain, image cluster, level), correct?"""
+    """One scored item: which model, which item (domain, image cluster, level), correct?
+
+    An item scored once counts as one unit (``n == 1``) that is right or wrong. An item scored
+    several times (``--epochs all``: inspect epochs, lm-eval repeats) is averaged: it counts as
+    ``n`` units of which ``correct`` are right, with ``n`` the same for every item of the model,
+    so a cell's rate is the mean of its items' rates (see :func:`keyaudit.engine.audit`).
+    """
 
     model: str
     domain: str
     image: str
     level: int
-    correct: bool
+    correct: bool | int
+    n: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +92,8 @@ def cell_table(outcomes: Iterable[Outcome]) -> CellTable:
     total: dict[CellKey, int] = defaultdict(int)
     for o in outcomes:
         key = (o.model, o.domain, int(o.level))
-        total[key] += 1
-        correct[key] += bool(o.correct)
+        total[key] += o.n
+        correct[key] += int(o.correct)
     return CellTable({k: CellCount(correct[k], total[k]) for k in sorted(total)})
 
 
@@ -190,6 +197,9 @@ class ClusterCounts:
     * ``counts[m, c]`` is ``(correct_lo, total_lo, correct_hi, total_hi)`` as int32; rows past a
       model's last cluster are zero padding.
     * ``active[m, s]`` is 1 when domain ``s`` is paired for model ``m`` in the full sample.
+    * ``units[m]`` is how many count units one item of model ``m`` weighs (the outcomes' common
+      ``n``: 1, or the epochs averaged per item); the analytic SE's independent-items variance
+      divides totals by it. ``None`` means 1 for every model.
     """
 
     models: tuple[str, ...]
@@ -198,6 +208,10 @@ class ClusterCounts:
     counts: np.ndarray
     offsets: np.ndarray
     active: np.ndarray
+    units: np.ndarray | None = None
+
+    def item_units(self, m: int) -> int:
+        return 1 if self.units is None else int(self.units[m])
 
     def clusters_per_stratum(self, m: int) -> dict[str, int]:
         """``{domain: number of clusters}`` of model index ``m`` over its paired domains."""
@@ -210,13 +224,15 @@ def cluster_counts(outcomes: Iterable[Outcome], levels: tuple[int, int] = (4, 5)
     lo, hi = check_levels(levels)
     slot = {lo: 0, hi: 2}
     per: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    unit: dict[str, int] = {}
     for o in outcomes:
         if o.level not in slot:
             continue
         row = per[(o.model, o.domain, o.image)]
         j = slot[int(o.level)]
-        row[j] += bool(o.correct)
-        row[j + 1] += 1
+        row[j] += int(o.correct)
+        row[j + 1] += o.n
+        unit[o.model] = math.gcd(unit.get(o.model, 0), o.n)
     has: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for (model, domain, _), row in per.items():
         has[(model, domain)][0] += row[1]
@@ -243,4 +259,5 @@ def cluster_counts(outcomes: Iterable[Outcome], levels: tuple[int, int] = (4, 5)
             c += len(cluster_rows)
             active[m, s] = (models[m], domains[s]) in paired
         offsets[m, len(domains)] = c
-    return ClusterCounts(models, domains, (lo, hi), counts, offsets, active)
+    units = np.array([unit.get(m, 1) or 1 for m in models], dtype=np.int64)
+    return ClusterCounts(models, domains, (lo, hi), counts, offsets, active, units)

@@ -23,7 +23,9 @@ cluster bootstrap estimates, which makes the two directly comparable. The **desi
 ``Var(D)`` divided by the variance the same formula gives when every item is its own cluster,
 ``(1/K^2) sum_d [w_hi^2 p_hi (1 - p_hi) / T_hi + w_lo^2 p_lo (1 - p_lo) / T_lo]``; above 1 means
 image clustering inflates the uncertainty. It is NaN when that independent variance is 0 (every
-paired cell at 0% or 100%).
+paired cell at 0% or 100%). With ``--epochs all`` an item's several samples are averaged and an
+item weighs ``units`` count units (:class:`~.aggregate.ClusterCounts`); the independent reference
+still counts items, not samples, so the design effect compares with independent yes/no items.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def analytic_difference_se(clusters: ClusterCounts, baselines: Baselines) -> dic
     lo, hi = clusters.levels
     out: dict[str, AnalyticSE] = {}
     for m, model in enumerate(clusters.models):
+        unit = clusters.item_units(m)
         var = 0.0
         var_ind = 0.0
         k = 0
@@ -65,12 +68,15 @@ def analytic_difference_se(clusters: ClusterCounts, baselines: Baselines) -> dic
             )
             y_lo, t_lo, y_hi, t_hi = rows.T
             big_lo, big_hi = t_lo.sum(), t_hi.sum()
+            items_lo, items_hi = big_lo / unit, big_hi / unit
             p_lo, p_hi = y_lo.sum() / big_lo, y_hi.sum() / big_hi
             w_lo = _weight(cell_baseline(baselines, domain, lo))
             w_hi = _weight(cell_baseline(baselines, domain, hi))
             e = w_hi * (y_hi - p_hi * t_hi) / big_hi - w_lo * (y_lo - p_lo * t_lo) / big_lo
             var += float(np.dot(e, e))
-            var_ind += w_hi**2 * p_hi * (1 - p_hi) / big_hi + w_lo**2 * p_lo * (1 - p_lo) / big_lo
+            var_ind += (
+                w_hi**2 * p_hi * (1 - p_hi) / items_hi + w_lo**2 * p_lo * (1 - p_lo) / items_lo
+            )
             k += 1
         if k == 0:
             out[model] = AnalyticSE(math.nan, math.nan, math.nan)

@@ -1,0 +1,86 @@
+"""Answer keys in the published CSV layout: ``Dataset/<domain>_dataset_<n>/answer_key.csv``.
+
+GRIP-Benchmark-34 publishes one ``answer_key.csv`` per domain with the columns
+``question_id,task,image,prompt,groundtruth``. keyaudit reads ``question_id`` as the item id,
+``groundtruth`` as the key string exactly as written, and ``prompt`` as the question the key
+answers (shown by ``keys`` and the worked examples). ``id``/``answer``/``question`` are accepted as
+the same three columns under keyaudit's own names; other columns are ignored.
+
+A whole ``Dataset/`` tree is read at once: every ``*/answer_key.csv`` under it, sorted by path.
+Errors name ``file:line`` (the physical line, so quoted fields with newlines count correctly).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import DataError, located
+
+#: (id, key, question) column names: the published ones first, then keyaudit's own.
+ID_COLUMNS = ("question_id", "id")
+KEY_COLUMNS = ("groundtruth", "answer")
+QUESTION_COLUMNS = ("prompt", "question")
+TREE_FILE = "answer_key.csv"
+
+
+def csv_tree_files(folder: Path) -> list[Path]:
+    """``<folder>/*/answer_key.csv`` (the published layout), sorted; empty when there is none."""
+    return sorted(p for p in folder.glob(f"*/{TREE_FILE}") if p.is_file())
+
+
+def read_csv_keys(path: Path) -> Iterator[tuple[int, str, str, str | None]]:
+    """Yield ``(line, id, key, question)`` for each row of one key CSV."""
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as error:
+        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
+    with handle:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader, None)
+            if header is None:
+                raise DataError(located(path, 1, None, "empty file: expected a header row"))
+            columns = _columns(header, path)
+            id_at, key_at, question_at = columns
+            width = len(header)
+            line = reader.line_num
+            for row in reader:
+                start, line = line + 1, reader.line_num
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue
+                if len(row) != width:
+                    raise DataError(
+                        located(path, start, None, f"expected {width} columns, got {len(row)}")
+                    )
+                item_id = row[id_at]
+                if not item_id:
+                    raise DataError(located(path, start, None, f"empty {header[id_at]!r}"))
+                question = row[question_at] if question_at is not None else None
+                yield start, item_id, row[key_at], question or None
+        except csv.Error as error:
+            raise DataError(
+                located(path, reader.line_num, None, f"malformed CSV: {error}")
+            ) from None
+        except UnicodeDecodeError as error:
+            raise DataError(located(path, None, None, f"not UTF-8 text: {error.reason}")) from None
+
+
+def _columns(header: list[str], path: Path) -> tuple[int, int, int | None]:
+    names = [h.strip() for h in header]
+
+    def find(options: tuple[str, ...]) -> int | None:
+        return next((names.index(o) for o in options if o in names), None)
+
+    id_at, key_at, question_at = find(ID_COLUMNS), find(KEY_COLUMNS), find(QUESTION_COLUMNS)
+    if id_at is None or key_at is None:
+        raise DataError(
+            located(
+                path,
+                1,
+                None,
+                "key CSV needs the columns question_id and groundtruth (or id and answer)",
+            )
+        )
+    return id_at, key_at, question_at

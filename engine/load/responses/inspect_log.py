@@ -1,0 +1,213 @@
+"""Read inspect_ai evaluation logs: ``.eval`` archives and ``--log-format json`` files.
+
+An ``.eval`` is a ZIP archive: ``header.json`` (``status``, ``eval.model``, the scorers),
+``samples/<id>_epoch_<n>.json`` (``id``, ``epoch``, ``target``, ``output.completion``,
+``scores.<scorer>.value``) and bookkeeping keyaudit does not read (``summaries.json`` collapses
+newlines, so it is never taken as the response; ``reductions.json``, ``_journal/``). A ``.json``
+log holds the same header fields and a ``samples`` list.
+
+A run that did not finish is refused: an ``.eval`` without ``header.json`` (inspect writes it
+last, so a crashed or killed run leaves none) or a header whose ``status`` is not ``success``.
+The response is ``output.completion`` (inline even when ``input``/``messages`` use
+``attachment://`` references); the verdict is the chosen scorer's value (``C``/``I``, 1/0 or
+true/false; anything else, such as a partial ``P``, is an error).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ...errors import DataError, located
+from .records import LoggedRun, LoggedSample, ResponseSource
+from .records import renamed as _renamed
+from .zipmember import open_archive, read_member
+
+_SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")
+_TRUE = {"c", "correct", "yes", "true", "1"}
+_FALSE = {"i", "incorrect", "no", "false", "0"}
+
+
+def read_inspect(path: Path, source: ResponseSource) -> LoggedRun:
+    """One inspect log (``.eval`` or ``.json``) as a :class:`LoggedRun`."""
+    if is_zip(path) or path.name.endswith(".eval"):
+        return _read_eval(path, source)  # a .eval that is not a ZIP fails here, saying so
+    return _read_json_log(path, source)
+
+
+def is_zip(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) == b"PK\x03\x04"
+    except OSError as error:
+        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
+
+
+def _read_eval(path: Path, source: ResponseSource) -> LoggedRun:
+    with open_archive(path) as archive:
+        names = archive.namelist()
+        if "header.json" not in names:
+            raise DataError(
+                located(
+                    path,
+                    None,
+                    None,
+                    "no header.json: the inspect run did not finish (failed or interrupted); "
+                    "rerun it or point at a complete log",
+                )
+            )
+        header = _json(read_member(archive, "header.json", path), f"{path}:header.json")
+        model, scorer = _header(header, source, f"{path}:header.json")
+        samples = []
+        for name in sorted(n for n in names if _SAMPLE_MEMBER.match(n)):
+            where = f"{path}:{name}"
+            record = _json(read_member(archive, name, path), where)
+            samples.append(_sample(record, scorer, source, where))
+    return _run(path, model, scorer, source, samples)
+
+
+def _read_json_log(path: Path, source: ResponseSource) -> LoggedRun:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
+    log = _json(text, str(path))
+    model, scorer = _header(log, source, str(path))
+    records = log.get("samples")
+    if not isinstance(records, list):
+        raise DataError(located(path, None, None, "inspect log has no 'samples' list"))
+    samples = [
+        _sample(record, scorer, source, f"{path}:samples[{i}]") for i, record in enumerate(records)
+    ]
+    return _run(path, model, scorer, source, samples)
+
+
+def _run(
+    path: Path, model: str, scorer: str, source: ResponseSource, samples: list[LoggedSample]
+) -> LoggedRun:
+    id_field = f"metadata.{source.id_field}" if source.id_field else "sample id"
+    return LoggedRun(
+        path,
+        "inspect",
+        source.model or model,
+        samples,
+        (("scorer", scorer), ("id", id_field), *_renamed(source, model)),
+    )
+
+
+def _json(data: bytes | str, where: str) -> dict[str, Any]:
+    try:
+        value = json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        message = error.msg if isinstance(error, json.JSONDecodeError) else "not UTF-8"
+        raise DataError(located(where, None, None, f"malformed JSON: {message}")) from None
+    if not isinstance(value, dict):
+        raise DataError(located(where, None, None, "expected a JSON object"))
+    return value
+
+
+def _header(header: dict[str, Any], source: ResponseSource, where: str) -> tuple[str, str]:
+    """The log's model and the scorer giving the verdict (checked against the log's scorers)."""
+    status = header.get("status")
+    if status != "success":
+        raise DataError(
+            located(
+                where,
+                None,
+                None,
+                f"run status is {status!r}, not 'success': its samples are incomplete",
+            )
+        )
+    evaluation = header.get("eval")
+    model = evaluation.get("model") if isinstance(evaluation, dict) else None
+    if not isinstance(model, str) or not model:
+        raise DataError(located(where, None, None, "missing 'eval.model'"))
+    scorers = _scorer_names(header)
+    if source.scorer is not None:
+        if source.scorer not in scorers:
+            known = ", ".join(scorers) or "none"
+            raise DataError(
+                located(where, None, None, f"unknown scorer {source.scorer!r} (scorers: {known})")
+            )
+        return model, source.scorer
+    if not scorers:
+        raise DataError(located(where, None, None, "the run has no scorer: no verdict to read"))
+    return model, scorers[0]
+
+
+def _scorer_names(header: dict[str, Any]) -> list[str]:
+    names: list[str] = []
+    results = header.get("results")
+    for entry in (results or {}).get("scores") or []:
+        name = entry.get("scorer") or entry.get("name") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name not in names:
+            names.append(name)
+    if not names:
+        for entry in (header.get("eval") or {}).get("scorers") or []:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if isinstance(name, str) and name not in names:
+                names.append(name)
+    return names
+
+
+def _sample(
+    record: dict[str, Any], scorer: str, source: ResponseSource, where: str
+) -> LoggedSample:
+    if not isinstance(record, dict):
+        raise DataError(located(where, None, None, "expected a JSON object"))
+    if source.id_field:
+        metadata = record.get("metadata")
+        item_id = metadata.get(source.id_field) if isinstance(metadata, dict) else None
+        if item_id is None:
+            raise DataError(located(where, None, None, f"no metadata field {source.id_field!r}"))
+    else:
+        item_id = record.get("id")
+    if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
+        raise DataError(located(where, None, None, "missing or invalid sample id"))
+    epoch = record.get("epoch", 1)
+    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 1:
+        raise DataError(located(where, None, None, "invalid 'epoch'"))
+    output = record.get("output")
+    text = output.get("completion") if isinstance(output, dict) else None
+    if not isinstance(text, str):
+        raise DataError(located(where, None, None, "missing 'output.completion'"))
+    scores = record.get("scores")
+    score = scores.get(scorer) if isinstance(scores, dict) else None
+    if not isinstance(score, dict) or "value" not in score:
+        raise DataError(located(where, None, None, f"no score from scorer {scorer!r}"))
+    return LoggedSample(
+        id=str(item_id),
+        text=text,
+        correct=_verdict(score["value"], scorer, where),
+        epoch=epoch,
+        target=_target(record.get("target"), where),
+        where=where,
+    )
+
+
+def _verdict(value: Any, scorer: str, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    shown = repr(value) if isinstance(value, (str, int, float)) else type(value).__name__
+    raise DataError(
+        located(
+            where,
+            None,
+            None,
+            f"scorer {scorer!r} value {shown:.40} is not a right/wrong verdict (C/I, 1/0, true/false)",
+        )
+    )
+
+
+def _target(value: Any, where: str) -> str | tuple[str, ...] | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise DataError(located(where, None, None, "'target' must be a string or a list of strings"))

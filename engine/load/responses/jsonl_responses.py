@@ -1,0 +1,111 @@
+"""keyaudit's own response files: one model per file, ``responses/*.jsonl[.gz]`` or ``*.csv``.
+
+Each line (row) is one evaluated item: ``id``, ``model``, ``response`` (the full text with its
+ANSWER line) and optionally ``correct`` (the benchmark's strict verdict; when absent keyaudit
+computes it). Field names follow ``[fields]`` of ``benchmark.toml``. A file whose model name
+changes, or that holds an id twice, is an error naming ``file:line``. In a CSV, ``correct`` is
+``true``/``false`` (or ``1``/``0``); an empty cell means absent.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ...errors import DataError, located
+from ..jsonl import read_jsonl, require_field
+from .records import FieldNames, LoggedRun, LoggedSample, ResponseSource
+
+_CSV_TRUE = {"true", "1", "yes"}
+_CSV_FALSE = {"false", "0", "no"}
+
+
+def read_jsonl_responses(path: Path, source: ResponseSource, names: FieldNames) -> LoggedRun:
+    return _run(path, "jsonl", source, names, read_jsonl(path))
+
+
+def read_csv_responses(path: Path, source: ResponseSource, names: FieldNames) -> LoggedRun:
+    return _run(path, "csv", source, names, _csv_rows(path, names))
+
+
+def _run(
+    path: Path,
+    fmt: str,
+    source: ResponseSource,
+    names: FieldNames,
+    rows: Iterator[tuple[int, dict[str, Any]]],
+) -> LoggedRun:
+    model: str | None = None
+    samples: list[LoggedSample] = []
+    seen: set[str] = set()
+    prefix = f"{path}:"
+    id_name, model_name, text_name, correct_name = (
+        names.id,
+        names.model,
+        names.response,
+        names.correct,
+    )
+    for line, record in rows:
+        item_id = record.get(id_name)
+        name = record.get(model_name)
+        text = record.get(text_name)
+        if type(item_id) is not str or type(name) is not str or type(text) is not str:
+            item_id = require_field(record, id_name, path, line, str)  # raises the right error
+            name = require_field(record, model_name, path, line, str)
+            text = require_field(record, text_name, path, line, str)
+        if model is None:
+            model = name
+        elif name != model:
+            raise DataError(
+                located(
+                    path, line, None, f"model {name!r} differs from {model!r} earlier in this file"
+                )
+            )
+        if item_id in seen:
+            raise DataError(
+                located(path, line, None, f"duplicate id {item_id!r} for model {model!r}")
+            )
+        seen.add(item_id)
+        correct = record.get(correct_name)
+        if (correct is not None or correct_name in record) and type(correct) is not bool:
+            correct = require_field(record, correct_name, path, line, bool)
+        samples.append(LoggedSample(item_id, text, correct, 1, None, prefix + str(line)))
+    return LoggedRun(path, fmt, source.model or model or "", samples)
+
+
+def _csv_rows(path: Path, names: FieldNames) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as error:
+        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
+    with handle:
+        reader = csv.DictReader(handle)
+        line = 1
+        try:
+            for row in reader:
+                start, line = line + 1, reader.line_num
+                if None in row or any(v is None for v in row.values()):
+                    raise DataError(located(path, start, None, "wrong number of columns"))
+                record: dict[str, Any] = dict(row)
+                value = record.get(names.correct)
+                if value is not None:
+                    flag = value.strip().lower()
+                    if flag == "":
+                        del record[names.correct]
+                    elif flag in _CSV_TRUE | _CSV_FALSE:
+                        record[names.correct] = flag in _CSV_TRUE
+                    else:
+                        raise DataError(
+                            located(
+                                path, start, None, f"column {names.correct!r} must be true or false"
+                            )
+                        )
+                yield start, record
+        except csv.Error as error:
+            raise DataError(
+                located(path, reader.line_num, None, f"malformed CSV: {error}")
+            ) from None
+        except UnicodeDecodeError as error:
+            raise DataError(located(path, None, None, f"not UTF-8 text: {error.reason}")) from None

@@ -1,0 +1,157 @@
+"""Read a response source: a file or a folder of them, each file's format named or detected.
+
+Detection looks at the content, not only the name:
+
+* a ZIP archive (``PK`` magic; inspect writes ``.eval``) → ``inspect``;
+* a ``.json`` object with ``eval`` → an inspect ``--log-format json`` log; with ``results`` and
+  ``configs`` → an lm-eval results file, read together with its samples file, not on its own;
+* a ``.jsonl``/``.jsonl.gz`` whose first line has ``doc_id``, ``doc`` and ``resps`` → an lm-eval
+  samples file; any other → keyaudit's own ``jsonl``;
+* a ``.csv`` → keyaudit's own columns (``id,model,response,correct``).
+
+In a folder, files are found recursively in path order; hidden files and folders, inspect's
+listing files (``logs.json``, ``eval-set.json``) and files with other endings are not read.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from ...errors import DataError, located
+from .inspect_log import is_zip, read_inspect
+from .jsonl_responses import read_csv_responses, read_jsonl_responses
+from .lmeval_log import looks_like_samples, read_lm_eval
+from .records import FORMATS, FieldNames, LoggedRun, ResponseSource
+
+READ_SUFFIXES = (".eval", ".json", ".jsonl", ".jsonl.gz", ".csv")
+LISTING_FILES = {"logs.json", "eval-set.json", "listing.json"}
+#: What a result of detection may be besides a format: a companion file read with another.
+COMPANION = "lm-eval results"
+
+
+def read_source(source: ResponseSource, names: FieldNames) -> list[LoggedRun]:
+    """Every run in ``source`` (one per file read), in path order."""
+    if source.format not in FORMATS:
+        raise DataError(
+            located(
+                source.path,
+                None,
+                None,
+                f"unknown response format {source.format!r} (one of {', '.join(FORMATS)})",
+            )
+        )
+    path = source.path
+    if path.is_file():
+        fmt = source.format if source.format != "auto" else detect(path)
+        if fmt == COMPANION:
+            raise DataError(
+                located(
+                    path,
+                    None,
+                    None,
+                    "an lm-eval results file: point at its samples_<task>_<ts>.jsonl or the folder",
+                )
+            )
+        return [_reader(fmt)(path, source, names)]
+    if not path.is_dir():
+        raise DataError(located(path, None, None, "no such file or folder of responses"))
+    runs = []
+    for file in _files(path):
+        fmt = source.format if source.format != "auto" else detect(file)
+        if fmt == COMPANION or (fmt == "lm-eval" and file.name.startswith("results_")):
+            continue
+        if source.format != "auto" and not _suffix_fits(file, fmt):
+            continue
+        runs.append(_reader(fmt)(file, source, names))
+    if not runs:
+        raise DataError(located(path, None, None, "no response files found in this folder"))
+    return runs
+
+
+def _files(folder: Path) -> list[Path]:
+    found = []
+    for file in sorted(folder.rglob("*")):
+        relative = file.relative_to(folder)
+        if any(part.startswith(".") for part in relative.parts) or not file.is_file():
+            continue
+        if file.name in LISTING_FILES or not file.name.endswith(READ_SUFFIXES):
+            continue
+        found.append(file)
+    return found
+
+
+def _suffix_fits(file: Path, fmt: str) -> bool:
+    name = file.name
+    return {
+        "inspect": name.endswith((".eval", ".json")),
+        "lm-eval": name.endswith(".jsonl") and name.startswith("samples_"),
+        "jsonl": name.endswith((".jsonl", ".jsonl.gz")),
+        "csv": name.endswith(".csv"),
+    }[fmt]
+
+
+def detect(path: Path) -> str:
+    """The format of one file, from its content (see the module docstring)."""
+    if path.name.endswith(".eval") or is_zip(path):
+        return "inspect"
+    name = path.name
+    if name.endswith(".csv"):
+        return "csv"
+    if name.endswith(".json"):
+        return _detect_json(path)
+    if name.endswith((".jsonl", ".jsonl.gz")):
+        first = _first_line(path)
+        return "lm-eval" if first is not None and looks_like_samples(first) else "jsonl"
+    raise DataError(
+        located(
+            path,
+            None,
+            None,
+            "unrecognised response file (expected .eval, .json, .jsonl[.gz] or .csv)",
+        )
+    )
+
+
+def _detect_json(path: Path) -> str:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as error:
+        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
+    except json.JSONDecodeError as error:
+        raise DataError(
+            located(path, error.lineno, error.colno, f"malformed JSON: {error.msg}")
+        ) from None
+    if isinstance(value, dict) and "eval" in value:
+        return "inspect"
+    if isinstance(value, dict) and "results" in value and "configs" in value:
+        return COMPANION
+    raise DataError(
+        located(path, None, None, "not an inspect log (no 'eval') nor an lm-eval results file")
+    )
+
+
+def _first_line(path: Path) -> dict | None:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as raw, io.TextIOWrapper(raw, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    value = json.loads(line)
+                    return value if isinstance(value, dict) else None
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError, gzip.BadGzipFile):
+        return None  # the jsonl reader reports it with the line number
+    return None
+
+
+def _reader(fmt: str) -> Callable[[Path, ResponseSource, FieldNames], LoggedRun]:
+    if fmt == "inspect":
+        return lambda path, source, _names: read_inspect(path, source)
+    if fmt == "lm-eval":
+        return lambda path, source, _names: read_lm_eval(path, source)
+    if fmt == "csv":
+        return read_csv_responses
+    return read_jsonl_responses
