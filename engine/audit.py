@@ -60,19 +60,7 @@ from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
 Progress = Callable[[int, int], None]
 
 
-
-
 # ---- stage 1: prove the rules -----------------------------------------------------------------
-
-
-
-
-
-
-
-
-
-
 
 
 def _check_cells_disjoint(rules: Sequence[Rule]) -> None:
@@ -168,20 +156,6 @@ def prove_rules(
 # ---- stage 2: the audit -----------------------------------------------------------------------
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def status_of(scorer: Scorer, key: str) -> str:
     """The key's status for grouping: its ``status`` value if the rule has one, else the first."""
     target = scorer.parse_key(key).target
@@ -189,8 +163,6 @@ def status_of(scorer: Scorer, key: str) -> str:
         return "unparsed"
     value = target["status"] if "status" in target else next(iter(target.values()))
     return format_value(jsonable(value))
-
-
 
 
 def _answer_line(scorer: Scorer, text: str) -> str | None:
