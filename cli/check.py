@@ -384,6 +384,8 @@ def _render_models(out: Console, audit: Audit) -> None:
             "Proposed structured",
             "Wrong→right",
             "Right→wrong",
+            "Uncertain",
+            "Could be",
         ):
             table.add_column(column, justify="left" if column == "Model" else "right")
         rows = [m for m in audit.models if (m.domain, m.level) == (cell.domain, cell.level)]
@@ -395,8 +397,18 @@ def _render_models(out: Console, audit: Audit) -> None:
                 pct(m.structured),
                 str(len(m.flips_up)),
                 str(len(m.flips_down)),
+                str(len(m.uncertain)),
+                f"{pct(m.structured_low / m.n)}–{pct(m.structured_high / m.n)}"
+                if m.uncertain
+                else "—",
             )
         out.print(table)
+        n_uncertain = sum(len(m.uncertain) for m in rows)
+        out.print(
+            f"Uncertain verdicts: {n_uncertain} of {sum(m.n_samples for m in rows)}"
+            " (keyaudit review lists them with why; 'Could be' counts them all wrong … all right).",
+            markup=False,
+        )
         for m in rows:
             if m.flips_down:
                 out.print(f"{m.model} right→wrong: {', '.join(m.flips_down)}", markup=False)
@@ -428,7 +440,7 @@ def _render_worked(out: Console, audit: Audit) -> None:
 
 
 def _render_aggregates(out: Console, audit: Audit) -> None:
-    from keyaudit.engine.reports.markdown_report import verdict_sentence
+    from keyaudit.engine.reports.markdown_report import uncertainty_sentence, verdict_sentence
 
     if not audit.aggregates:
         return
@@ -489,7 +501,27 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
             f"{_num(a.diff_before.design_effect)} → {_num(a.diff_after.design_effect)}",
         )
     out.print(table)
+    bounded = [a for a in audit.aggregates if a.bounds is not None]
+    if bounded:
+        table = Table(
+            title="If every uncertain verdict were wrong … right (after the rule)", title_justify="left"
+        )
+        for column in ("Model", "Uncertain", f"Raw L{hi}", f"Adjusted L{hi}", f"L{hi}−L{lo}", "Verdict", "Overall"):
+            table.add_column(column, justify="left" if column in ("Model", "Verdict") else "right")
+        for a in bounded:
+            b = a.bounds
+            table.add_row(
+                a.model,
+                str(b.n_uncertain),
+                f"{pct(b.raw[0])} … {pct(b.raw[1])}",
+                f"{pct(b.adjusted[0])} … {pct(b.adjusted[1])}",
+                f"{pp(b.diff[0])} … {pp(b.diff[1])}",
+                " … ".join(b.verdicts),
+                f"{pct(b.overall[0])} … {pct(b.overall[1])}",
+            )
+        out.print(table)
     out.print(verdict_sentence(audit), markup=False)
+    out.print(uncertainty_sentence(audit), markup=False)
 
 
 def _ci(d) -> str:

@@ -35,6 +35,7 @@ from .load.benchmark import Benchmark, Response
 from .load.locate import display_path
 from .reports.findings import (
     Audit,
+    Bounds,
     CellAudit,
     CellKeysCheck,
     Difference,
@@ -230,14 +231,14 @@ def run_audit(
     key_structure = _key_structure(benchmark, rules)
 
     responses = sorted(benchmark.responses, key=lambda r: (r.model, r.id))
-    before, after, verdicts = _score_responses(benchmark, responses, ruled)
+    (before, after, low, high), verdicts = _score_responses(benchmark, responses, ruled)
 
     baselines_before, baselines_after, cells = _cell_audits(benchmark, responses, ruled, key_structure)
 
     models, worked = _model_cells(benchmark, responses, ruled, verdicts)
 
     aggregates = _aggregates(
-        before, after, baselines_before, baselines_after, settings, progress
+        (before, after, low, high), baselines_before, baselines_after, settings, progress
     )
     return Audit(
         settings=settings,
@@ -256,37 +257,40 @@ def _score_responses(
     benchmark: Benchmark,
     responses: Sequence[Response],
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
-) -> tuple[list[Outcome], list[Outcome], dict[tuple[str, str, int], Any]]:
+) -> tuple[tuple[list[Outcome], ...], dict[tuple[str, str, int], Any]]:
     """Score every response once: before = its stored strict verdict, after = its rule's verdict
-    in a ruled cell (else the strict one). Returns one outcome per (model, item) for each, the
+    in a ruled cell (else the strict one), and after with every uncertain verdict counted wrong
+    (low) and right (high). Returns one outcome per (model, item) for each of the four, the
     samples of an item averaged (see the module docstring), and the rule verdicts by
     (model, id, epoch)."""
     verdicts: dict[tuple[str, str, int], Any] = {}
-    samples: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
+    # Per sample: right before, after, after with uncertain verdicts wrong, with them right.
+    samples: dict[tuple[str, str], list[tuple[bool, bool, bool, bool]]] = {}
     refs = {}
     for r in responses:
         ref = r.ref
-        right_after = r.correct
+        after = low = high = r.correct
         entry = ruled.get((ref.domain, ref.level))
         if entry is not None:
             verdict = entry[1].score(benchmark.keys[r.id].answer, r.text)
             verdicts[(r.model, r.id, r.epoch)] = verdict
-            right_after = verdict.accept
-        samples.setdefault((r.model, r.id), []).append((r.correct, right_after))
+            after = low = high = verdict.accept
+            if verdict.uncertain:
+                low, high = False, True
+        samples.setdefault((r.model, r.id), []).append((r.correct, after, low, high))
         refs[(r.model, r.id)] = ref
     units = item_units({key: len(pairs) for key, pairs in samples.items()})
-    before: list[Outcome] = []
-    after: list[Outcome] = []
+    variants: tuple[list[Outcome], ...] = ([], [], [], [])
     for (model, item), pairs in samples.items():
         ref = refs[(model, item)]
         unit = units[model]
-        for outcomes, side in ((before, 0), (after, 1)):
+        for side, outcomes in enumerate(variants):
             if unit == 1:
                 right: bool | int = pairs[0][side]
             else:
                 right = sum(p[side] for p in pairs) * (unit // len(pairs))
             outcomes.append(Outcome(model, ref.domain, ref.cluster, ref.level, right, unit))
-    return before, after, verdicts
+    return variants, verdicts
 
 
 def item_units(sample_counts: dict[tuple[str, str], int]) -> dict[str, int]:
@@ -343,25 +347,34 @@ def _cell_audits(
 
 
 def _aggregates(
-    before: list[Outcome],
-    after: list[Outcome],
+    variants: tuple[list[Outcome], ...],
     baselines_before: dict[tuple[str, int], float],
     baselines_after: dict[tuple[str, int], float],
     settings: Settings,
     progress: Progress | None,
 ) -> list[ModelAggregate]:
-    """Per-model aggregates before and after, with the two bootstrap runs of the L5−L4 gap."""
+    """Per-model aggregates before and after, with the bootstrap runs of the L5−L4 gap; where
+    verdicts are uncertain, the same figures at both ends of what they could be (:class:`Bounds`)."""
     from .stats.bootstrap import bootstrap_difference  # numba: imported only when an audit runs
 
-    table_before, table_after = cell_table(before), cell_table(after)
-    summary_before = summarize(table_before, baselines_before, settings.levels)
-    summary_after = summarize(table_after, baselines_after, settings.levels)
-    total = 2 * settings.resamples
+    before, after, low, high = variants
+    uncertain_models = {o.model for o, a, b in zip(low, high, after, strict=True) if a != b}
+    lo_level, hi_level = settings.levels
+    # The difference's ends: the high level's uncertain verdicts wrong and the low level's right,
+    # and the opposite.
+    diff_low = [h if o.level == lo_level else o for o, h in zip(low, high, strict=True)]
+    diff_high = [h if h.level == hi_level else o for o, h in zip(low, high, strict=True)]
+    summary_before = summarize(cell_table(before), baselines_before, settings.levels)
+    summary_after = summarize(cell_table(after), baselines_after, settings.levels)
+    summary_low = summarize(cell_table(low), baselines_after, settings.levels)
+    summary_high = summarize(cell_table(high), baselines_after, settings.levels)
+    runs = 4 if uncertain_models else 2
+    total = runs * settings.resamples
 
-    def stage(offset: int) -> Progress | None:
+    def stage(index: int) -> Progress | None:
         if progress is None:
             return None
-        return lambda done, _total: progress(offset + done, total)
+        return lambda done, _total: progress(index * settings.resamples + done, total)
 
     common = dict(
         levels=settings.levels,
@@ -371,19 +384,40 @@ def _aggregates(
         engine=settings.engine,
     )
     has_pairs = any(s.n_paired for s in summary_before.values())
-    boot_before = (
-        bootstrap_difference(before, baselines_before, progress=stage(0), **common)
-        if has_pairs
-        else {}
-    )
-    boot_after = (
-        bootstrap_difference(after, baselines_after, progress=stage(settings.resamples), **common)
-        if has_pairs
-        else {}
-    )
+
+    def boot(outcomes: list[Outcome], baselines: dict, index: int) -> dict:
+        if not has_pairs:
+            return {}
+        return bootstrap_difference(outcomes, baselines, progress=stage(index), **common)
+
+    boot_before = boot(before, baselines_before, 0)
+    boot_after = boot(after, baselines_after, 1)
+    boot_low = boot(diff_low, baselines_after, 2) if uncertain_models else {}
+    boot_high = boot(diff_high, baselines_after, 3) if uncertain_models else {}
+    diff_summary_low = summarize(cell_table(diff_low), baselines_after, settings.levels)
+    diff_summary_high = summarize(cell_table(diff_high), baselines_after, settings.levels)
+
+    def difference(boots: dict, model: str, paired: int) -> Difference:
+        return _difference(boots[model]) if model in boots and paired else _NO_DIFFERENCE
+
     aggregates = []
     for model in sorted(summary_before):
         b, a = summary_before[model], summary_after[model]
+        bounds = None
+        if model in uncertain_models:
+            lo, hi = summary_low[model], summary_high[model]
+            d_lo = difference(boot_low, model, a.n_paired)
+            d_hi = difference(boot_high, model, a.n_paired)
+            bounds = Bounds(
+                n_uncertain=sum(
+                    1 for o, h in zip(low, high, strict=True) if o.model == model and o != h
+                ),
+                raw=(lo.raw_hi, hi.raw_hi),
+                adjusted=(lo.adjusted_hi, hi.adjusted_hi),
+                overall=(lo.overall, hi.overall),
+                diff=(diff_summary_low[model].diff, diff_summary_high[model].diff),
+                verdicts=(d_lo.verdict, d_hi.verdict),
+            )
         aggregates.append(
             ModelAggregate(
                 model=model,
@@ -393,15 +427,12 @@ def _aggregates(
                 adjusted_after=a.adjusted_hi,
                 overall_before=b.overall,
                 overall_after=a.overall,
-                diff_before=_difference(boot_before[model])
-                if model in boot_before and b.n_paired
-                else _NO_DIFFERENCE,
-                diff_after=_difference(boot_after[model])
-                if model in boot_after and a.n_paired
-                else _NO_DIFFERENCE,
+                diff_before=difference(boot_before, model, b.n_paired),
+                diff_after=difference(boot_after, model, a.n_paired),
                 n_hi_cells=b.n_hi_cells,
                 n_paired=b.n_paired,
                 n_cells=b.n_cells,
+                bounds=bounds,
             )
         )
     return aggregates
@@ -430,9 +461,9 @@ def _model_cells(
     for model, domain, level in sorted(by, key=lambda k: (k[1], k[2], order.get(k[0], 0), k[0])):
         rows = sorted(by[(model, domain, level)], key=lambda r: (r.id, r.epoch))
         scorer = ruled[(domain, level)][1]
-        up, down, reasons = [], [], Counter()
+        up, down, reasons, uncertain = [], [], Counter(), []
         first: dict[str, Response] = {}
-        items: dict[str, list[tuple[bool, bool]]] = {}
+        items: dict[str, list[tuple[bool, bool, bool, bool]]] = {}
         for r in rows:
             v = verdicts[(model, r.id, r.epoch)]
             name = f"{r.id}#{r.epoch}" if every else r.id
@@ -441,7 +472,11 @@ def _model_cells(
             if r.correct and not v.accept:
                 down.append(name)
             reasons[v.reason or "accepted"] += 1
-            items.setdefault(r.id, []).append((r.correct, v.accept))
+            if v.uncertain:
+                uncertain.append((name, tuple(v.uncertain)))
+            low = v.accept and not v.uncertain
+            high = v.accept or bool(v.uncertain)
+            items.setdefault(r.id, []).append((r.correct, v.accept, low, high))
             first.setdefault(status_of(scorer, benchmark.keys[r.id].answer), r)
         models.append(
             ModelCell(
@@ -455,6 +490,9 @@ def _model_cells(
                 flips_down=tuple(down),
                 reasons=tuple(sorted(reasons.items())),
                 n_samples=len(rows),
+                uncertain=tuple(uncertain),
+                structured_low=_rate_sum(items.values(), 2),
+                structured_high=_rate_sum(items.values(), 3),
             )
         )
         for status in sorted(first):

@@ -53,6 +53,7 @@ ENGINES = ("numba", "reference")
 #: How several samples of one item for one model are used (load.benchmark.EPOCH_POLICIES).
 EPOCH_POLICIES = ("first", "all")
 
+
 @dataclass(frozen=True)
 class Settings:
     """The statistical settings of a run (all reported, so a report can be reproduced)."""
@@ -89,6 +90,7 @@ class Settings:
     def hi(self) -> int:
         return self.levels[1]
 
+
 @dataclass(frozen=True)
 class ExampleRun:
     """One of a rule's own examples, scored: what it states and what the rule did."""
@@ -108,12 +110,14 @@ class ExampleRun:
     def passed(self) -> bool:
         return not self.mismatches
 
+
 @dataclass(frozen=True)
 class KeysCheckFailure:
     key: str
     answer: str
     problem: str
     reason: str
+
 
 @dataclass(frozen=True)
 class CellKeysCheck:
@@ -133,6 +137,7 @@ class CellKeysCheck:
     def passed(self) -> bool:
         return not self.failures and not self.unparsed and self.n_keys > 0
 
+
 @dataclass(frozen=True)
 class Requirement:
     """One ``[[require]]`` clause as text: its reason, explanation, check and condition."""
@@ -141,6 +146,7 @@ class Requirement:
     explain: str
     check: str
     when: str | None
+
 
 @dataclass(frozen=True)
 class RuleProof:
@@ -172,6 +178,7 @@ class RuleProof:
     def passed(self) -> bool:
         return self.examples_passed and self.keys_passed
 
+
 @dataclass(frozen=True)
 class Scope:
     """Models found vs the roster; who had ``correct`` computed by keyaudit."""
@@ -195,6 +202,7 @@ class Scope:
         """Sources read from evaluation-framework logs (inspect, lm-eval)."""
         return tuple(s for s in self.sources if s.format not in ("jsonl", "csv"))
 
+
 @dataclass(frozen=True)
 class CellAudit:
     """One ruled cell: its corpus, its evaluated sample and its two baselines."""
@@ -212,6 +220,7 @@ class CellAudit:
     best_constant: str
     best_constant_values: dict[str, Any]
 
+
 @dataclass(frozen=True)
 class ModelCell:
     """One model in one ruled cell: strict vs structured accuracy and the flips between them."""
@@ -227,6 +236,11 @@ class ModelCell:
     reasons: tuple[tuple[str, int], ...]
     #: Responses scored (``n`` counts items; more when ``--epochs all`` keeps several per item).
     n_samples: int = 0
+    #: Uncertain verdicts (:mod:`~keyaudit.engine.rule_language.certainty`): ``id`` (``id#epoch``
+    #: with several samples) and why; and how far they could move ``structured_correct``.
+    uncertain: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    structured_low: int | float = 0
+    structured_high: int | float = 0
 
     @property
     def strict(self) -> float:
@@ -235,6 +249,7 @@ class ModelCell:
     @property
     def structured(self) -> float:
         return self.structured_correct / self.n
+
 
 @dataclass(frozen=True)
 class WorkedExample:
@@ -254,6 +269,7 @@ class WorkedExample:
     question: str | None = None
     epoch: int = 1
 
+
 @dataclass(frozen=True)
 class Difference:
     """L(hi)−L(lo) with its bootstrap interval, verdict and standard errors (fractions)."""
@@ -267,6 +283,25 @@ class Difference:
     design_effect: float
     clusters_per_stratum: dict[str, int]
     n_replicates: int
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How far uncertain verdicts could move a model's figures after the rule.
+
+    Each pair is (all uncertain verdicts wrong, all right); for the L5−L4 difference the low end
+    counts the high level's uncertain verdicts wrong and the low level's right, and the high end
+    the opposite, so the pair bounds the difference. ``verdicts`` are the difference's verdicts
+    (bootstrap interval) at both ends.
+    """
+
+    n_uncertain: int
+    raw: tuple[float, float]
+    adjusted: tuple[float, float]
+    overall: tuple[float, float]
+    diff: tuple[float, float]
+    verdicts: tuple[str, str]
+
 
 @dataclass(frozen=True)
 class ModelAggregate:
@@ -284,10 +319,20 @@ class ModelAggregate:
     n_hi_cells: int
     n_paired: int
     n_cells: int
+    #: None when no verdict of this model is uncertain (the figures cannot move).
+    bounds: Bounds | None = None
 
     @property
     def verdict_changed(self) -> bool:
         return self.diff_before.verdict != self.diff_after.verdict
+
+    @property
+    def verdict_could_change(self) -> bool:
+        """Whether the L5−L4 verdict after the rule differs at either end of the bounds."""
+        if self.bounds is None:
+            return False
+        return any(v != self.diff_after.verdict for v in self.bounds.verdicts)
+
 
 @dataclass(frozen=True)
 class Audit:
@@ -310,6 +355,15 @@ class Audit:
     @property
     def n_ruled_responses(self) -> int:
         return sum(m.n for m in self.models)
+
+    @property
+    def n_uncertain(self) -> int:
+        return sum(len(m.uncertain) for m in self.models)
+
+    @property
+    def verdicts_that_could_change(self) -> tuple[ModelAggregate, ...]:
+        return tuple(a for a in self.aggregates if a.verdict_could_change)
+
 
 def format_value(value: Any) -> str:
     """A ``[key]``/``[output]`` value as text: ``(B,A)`` for pairs, ``none`` for null."""

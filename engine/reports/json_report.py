@@ -13,7 +13,7 @@ import json
 import math
 from typing import Any
 
-from .findings import Audit, Difference, RuleProof
+from .findings import Audit, Bounds, Difference, RuleProof
 
 SCHEMA_VERSION = 1
 
@@ -37,6 +37,20 @@ def _difference(d: Difference) -> dict[str, Any]:
         "n_strata": len(d.clusters_per_stratum),
         "n_clusters": sum(d.clusters_per_stratum.values()),
         "n_replicates": d.n_replicates,
+    }
+
+
+def _bounds(b: Bounds | None) -> dict[str, Any] | None:
+    """A model's figures with its uncertain verdicts all wrong / all right (None: none)."""
+    if b is None:
+        return None
+    return {
+        "n_uncertain": b.n_uncertain,
+        "raw_after": [_num(v) for v in b.raw],
+        "adjusted_after": [_num(v) for v in b.adjusted],
+        "overall_after": [_num(v) for v in b.overall],
+        "diff_after": [_num(v) for v in b.diff],
+        "verdicts": list(b.verdicts),
     }
 
 
@@ -169,6 +183,9 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                 "flips_down": list(m.flips_down),
                 "reasons": dict(m.reasons),
                 "n_samples": m.n_samples,
+                "n_uncertain": len(m.uncertain),
+                "structured_bounds": [m.structured_low / m.n, m.structured_high / m.n],
+                "uncertain": [{"id": i, "why": list(why)} for i, why in m.uncertain],
             }
             for m in audit.models
         ],
@@ -201,6 +218,8 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                 "diff_before": _difference(a.diff_before),
                 "diff_after": _difference(a.diff_after),
                 "verdict_changed": a.verdict_changed,
+                "bounds": _bounds(a.bounds),
+                "verdict_could_change": a.verdict_could_change,
                 "n_hi_cells": a.n_hi_cells,
                 "n_paired": a.n_paired,
                 "n_cells": a.n_cells,
@@ -208,6 +227,8 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
             for a in audit.aggregates
         ],
         "verdict_changes": [a.model for a in audit.verdict_changes],
+        "n_uncertain": audit.n_uncertain,
+        "verdicts_that_could_change": [a.model for a in audit.verdicts_that_could_change],
         "flagged": [row.as_json() for row in audit.flagged],
     }
 

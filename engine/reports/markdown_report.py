@@ -433,6 +433,8 @@ def _accuracy(audit: Audit) -> list[str]:
                     "Proposed structured",
                     "Wrong→right",
                     "Right→wrong",
+                    "Uncertain",
+                    "Could be",
                 ],
                 [
                     [
@@ -442,12 +444,23 @@ def _accuracy(audit: Audit) -> list[str]:
                         f"**{pct(m.structured)}**",
                         count(len(m.flips_up)),
                         count(len(m.flips_down)),
+                        count(len(m.uncertain)),
+                        f"{pct(m.structured_low / m.n)}–{pct(m.structured_high / m.n)}"
+                        if m.uncertain
+                        else "—",
                     ]
                     for m in rows
                 ],
-                "lrrrrr",
+                "lrrrrrrr",
             )
         )
+        lines += [
+            "",
+            "*Uncertain*: verdicts where the rule may have misread the answer (words of its"
+            " vocabulary it could not place, a component found only outside the answer line, a"
+            " claim under a condition…); *Could be*: the proposed accuracy with all of them wrong"
+            " … all right.",
+        ]
         down = [m for m in rows if m.flips_down]
         lines.append("")
         if down:
@@ -575,7 +588,48 @@ def _aggregates(audit: Audit) -> list[str]:
             "lrrrrrrr",
         )
     )
+    bounded = [a for a in audit.aggregates if a.bounds is not None]
+    if bounded:
+        lo, hi = audit.settings.levels
+        lines += [
+            "",
+            "If every uncertain verdict were wrong … right, after the rule:",
+            "",
+            table(
+                ["Model", "Uncertain", f"Raw L{hi}", f"Adjusted L{hi}", f"L{hi}−L{lo}", "Verdict", "Overall"],
+                [
+                    [
+                        a.model,
+                        count(a.bounds.n_uncertain),
+                        f"{pct(a.bounds.raw[0])} … {pct(a.bounds.raw[1])}",
+                        f"{pct(a.bounds.adjusted[0])} … {pct(a.bounds.adjusted[1])}",
+                        f"{pp(a.bounds.diff[0])} … {pp(a.bounds.diff[1])}",
+                        " … ".join(a.bounds.verdicts),
+                        f"{pct(a.bounds.overall[0])} … {pct(a.bounds.overall[1])}",
+                    ]
+                    for a in bounded
+                ],
+                "lrrrrlr",
+            ),
+        ]
+    lines += ["", uncertainty_sentence(audit)]
     return lines
+
+
+def uncertainty_sentence(audit: Audit) -> str:
+    """Plainly: how many verdicts are uncertain and whether any L5−L4 verdict could change."""
+    n = audit.n_uncertain
+    if n == 0:
+        return "No rule verdict is uncertain: the figures after the rule cannot move by extraction."
+    could = audit.verdicts_that_could_change
+    head = (
+        f"{_plural(n, 'rule verdict')} {'is' if n == 1 else 'are'} uncertain (the rule may have"
+        " misread the answer; `keyaudit review` lists them with why)."
+    )
+    if not could:
+        return head + " No L5−L4 verdict could change if every one of them were wrong or right."
+    names = _join([a.model for a in could])
+    return head + f" The L5−L4 verdict could change within those bounds for {names}."
 
 
 def verdict_sentence(audit: Audit) -> str:

@@ -100,6 +100,8 @@ class Claim:
 _CLAIM_FIELDS = frozenset(
     {"kind", "value", "negated", "hedged", "subject", "retracted", "about_target", "conditional", "node"}
 )
+#: Boundaries that end a sentence (and with it a condition).
+_SENTENCE_ENDS = frozenset({";", ".", "!", "?"})
 #: Boundary words that open a conditional clause.
 CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
 CLAIM_FIELDS = _CLAIM_FIELDS | {"text"}
@@ -192,7 +194,11 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         if kind == "boundary":
             clause += 1
             subject, negating, carry, alternative = None, False, False, False
-            conditional = item.text().strip().lower() in CONDITIONAL_WORDS
+            word = item.text().strip().lower()
+            if word in CONDITIONAL_WORDS:
+                conditional = True  # "if X, Y": the consequence is conditional too
+            elif word in _SENTENCE_ENDS:
+                conditional = False
         elif kind == spec.subject:
             name = item.field("name") if isinstance(item, Node) else item.text()
             subject = None if name is None else str(name)
