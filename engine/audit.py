@@ -30,6 +30,7 @@ from typing import Any
 
 from .errors import UsageError
 from .flag import flag_cells
+from .load.adjudications import Adjudication
 from .load.answer_line import find_answer_line
 from .load.benchmark import Benchmark, Response
 from .load.locate import display_path
@@ -51,6 +52,7 @@ from .reports.findings import (
     WorkedExample,
     format_value,
 )
+from .review import match_adjudications, summarize_adjudications
 from .rule_language.keystructure import CellStructure, cell_structure
 from .rule_language.rule import Rule
 from .rule_language.rulecheck import keys_check, run_examples
@@ -59,6 +61,8 @@ from .stats.aggregate import Outcome, cell_table, summarize
 from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
 
 Progress = Callable[[int, int], None]
+#: The reason a rejection carries when a person's label, not the rule, rejected the answer.
+ADJUDICATED = "adjudicated: rejected"
 
 
 # ---- stage 1: prove the rules -----------------------------------------------------------------
@@ -200,6 +204,7 @@ def run_audit(
     proofs: tuple[RuleProof, ...] | None = None,
     progress: Progress | None = None,
     scorers: Sequence[Scorer] | None = None,
+    adjudications: Sequence[Adjudication] = (),
 ) -> Audit:
     """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs."""
 
@@ -231,7 +236,17 @@ def run_audit(
     key_structure = _key_structure(benchmark, rules)
 
     responses = sorted(benchmark.responses, key=lambda r: (r.model, r.id))
-    (before, after, low, high), verdicts = _score_responses(benchmark, responses, ruled)
+    labels = match_adjudications(benchmark, rules, scorers, adjudications) if adjudications else {}
+    (before, after, low, high), verdicts, rule_verdicts = _score_responses(
+        benchmark, responses, ruled, labels
+    )
+    adjudicated = (
+        summarize_adjudications(
+            adjudications[0].path, labels, rule_verdicts, settings.confidence
+        )
+        if adjudications
+        else None
+    )
 
     baselines_before, baselines_after, cells = _cell_audits(benchmark, responses, ruled, key_structure)
 
@@ -249,6 +264,7 @@ def run_audit(
         models=tuple(models),
         worked_examples=tuple(worked),
         aggregates=tuple(aggregates),
+        adjudications=adjudicated,
         flagged=_flagged(benchmark),
     )
 
@@ -257,13 +273,15 @@ def _score_responses(
     benchmark: Benchmark,
     responses: Sequence[Response],
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
-) -> tuple[tuple[list[Outcome], ...], dict[tuple[str, str, int], Any]]:
+    labels: dict[tuple[str, str, int], Adjudication] | None = None,
+) -> tuple[tuple[list[Outcome], ...], dict[tuple[str, str, int], Any], dict]:
     """Score every response once: before = its stored strict verdict, after = its rule's verdict
     in a ruled cell (else the strict one), and after with every uncertain verdict counted wrong
     (low) and right (high). Returns one outcome per (model, item) for each of the four, the
-    samples of an item averaged (see the module docstring), and the rule verdicts by
-    (model, id, epoch)."""
+    samples of an item averaged (see the module docstring), the verdicts by (model, id, epoch)
+    with adjudicated labels applied (a label is certain), and the rule's own verdicts."""
     verdicts: dict[tuple[str, str, int], Any] = {}
+    rule_verdicts: dict[tuple[str, str, int], Any] = {}
     # Per sample: right before, after, after with uncertain verdicts wrong, with them right.
     samples: dict[tuple[str, str], list[tuple[bool, bool, bool, bool]]] = {}
     refs = {}
@@ -273,6 +291,15 @@ def _score_responses(
         entry = ruled.get((ref.domain, ref.level))
         if entry is not None:
             verdict = entry[1].score(benchmark.keys[r.id].answer, r.text)
+            rule_verdicts[(r.model, r.id, r.epoch)] = verdict
+            label = (labels or {}).get((r.model, r.id, r.epoch))
+            if label is not None:
+                verdict = replace(
+                    verdict,
+                    accept=label.accept,
+                    reason="" if label.accept else ADJUDICATED,
+                    uncertain=(),
+                )
             verdicts[(r.model, r.id, r.epoch)] = verdict
             after = low = high = verdict.accept
             if verdict.uncertain:
@@ -290,7 +317,7 @@ def _score_responses(
             else:
                 right = sum(p[side] for p in pairs) * (unit // len(pairs))
             outcomes.append(Outcome(model, ref.domain, ref.cluster, ref.level, right, unit))
-    return variants, verdicts
+    return variants, verdicts, rule_verdicts
 
 
 def item_units(sample_counts: dict[tuple[str, str], int]) -> dict[str, int]:

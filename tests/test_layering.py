@@ -22,6 +22,7 @@ RANK = {
     "reports": 4,
     "audit": 5,
     "flag": 5,
+    "review": 5,
     "examples": 6,
     "cli": 7,
 }

@@ -239,6 +239,6 @@ def test_epochs_all_weighs_items_not_samples() -> None:
             True,
         ),
     ]
-    (before, _, _, _), _ = _score_responses(loaded, rows, {})
+    (before, _, _, _), _, _ = _score_responses(loaded, rows, {})
     (count,) = cell_table(before).cells.values()
     assert count.raw == 0.75 and (count.correct, count.n) == (3, 4)

@@ -347,6 +347,8 @@ class Audit:
     worked_examples: tuple[WorkedExample, ...]
     aggregates: tuple[ModelAggregate, ...]
     flagged: tuple[FlagRow, ...]
+    #: What ``--adjudications`` did (None without it): ``keyaudit.engine.review.AdjudicationSummary``.
+    adjudications: Any = None
 
     @property
     def verdict_changes(self) -> tuple[ModelAggregate, ...]:
