@@ -18,6 +18,7 @@ from keyaudit.engine.errors import KeyauditError
 from .authoring import new_rule, test_rule
 from .check import check
 from .keys import flag, keys
+from .review import review
 from .score import score
 
 app = typer.Typer(
@@ -33,6 +34,7 @@ app.command()(keys)
 app.command()(flag)
 app.command("new-rule")(new_rule)
 app.command("test-rule")(test_rule)
+app.command()(review)
 
 
 def _register_bench() -> None:

@@ -94,6 +94,13 @@ def check(
     filter: FilterOption = None,
     id_field: IdFieldOption = None,
     model_name: ModelNameOption = None,
+    adjudications: Annotated[
+        Path | None,
+        typer.Option(
+            "--adjudications",
+            help="A review file with 'accept' filled in (keyaudit review): the labels overrule the rule.",
+        ),
+    ] = None,
 ) -> None:
     """Audit the cells the rules cover: rule proof, key structure, re-scored accuracy, aggregates."""
     out = err_console if json_target == "-" else console
@@ -111,6 +118,7 @@ def check(
             plot,
             out,
             ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
+            adjudications,
         )
     except KeyauditError as error:
         err_console.print(f"keyaudit: error: {error}", markup=False, soft_wrap=True)
@@ -130,8 +138,10 @@ def _check(
     plot: Path | None,
     out: Console,
     options: ResponseOptions,
+    adjudications: Path | None = None,
 ) -> None:
     from keyaudit.engine.audit import Settings, prove_rules, run_audit
+    from keyaudit.engine.load.adjudications import read_adjudications
     from keyaudit.engine.load.locate import resolve_rule_path
     from keyaudit.engine.reports.json_report import audit_to_json, dumps, proofs_to_json
     from keyaudit.engine.rule_language.rule import load_rule
@@ -145,6 +155,7 @@ def _check(
 
         check_plot_target(plot)
     rules = [load_rule(resolve_rule_path(r)) for r in rule_args]
+    labels = read_adjudications(adjudications) if adjudications is not None else []
     benchmark = load_for_cli(bench, options)
     # The loaded benchmark (155,000 keys on the example) lives until the end: keep the cyclic
     # garbage collector from rescanning it on every collection of the later stages.
@@ -158,7 +169,13 @@ def _check(
         raise SystemExit(1)
 
     audit = run_audit(
-        benchmark, rules, settings, proofs=proofs, progress=_progress(out), scorers=scorers
+        benchmark,
+        rules,
+        settings,
+        proofs=proofs,
+        progress=_progress(out),
+        scorers=scorers,
+        adjudications=labels,
     )
     render_audit(out, audit)
     if json_target is not None:
@@ -440,7 +457,11 @@ def _render_worked(out: Console, audit: Audit) -> None:
 
 
 def _render_aggregates(out: Console, audit: Audit) -> None:
-    from keyaudit.engine.reports.markdown_report import uncertainty_sentence, verdict_sentence
+    from keyaudit.engine.reports.markdown_report import (
+        adjudication_sentence,
+        uncertainty_sentence,
+        verdict_sentence,
+    )
 
     if not audit.aggregates:
         return
@@ -522,6 +543,8 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
         out.print(table)
     out.print(verdict_sentence(audit), markup=False)
     out.print(uncertainty_sentence(audit), markup=False)
+    if audit.adjudications is not None:
+        out.print(adjudication_sentence(audit.adjudications), markup=False)
 
 
 def _ci(d) -> str:

@@ -26,7 +26,8 @@ def score(
 ) -> None:
     """Score each case's response against its key; print one JSON object per case, in order.
 
-    Output fields: id, accept, the rule's output values (physical_stability: status, joint), reason.
+    Output fields: id, accept, the rule's output values (physical_stability: status, joint), reason,
+    uncertain (why the verdict may be a misreading; empty when certain).
     """
     scorer = Scorer(load_rule(resolve_rule_path(rule)))
     source = sys.stdin if cases == "-" else Path(cases)
@@ -38,5 +39,6 @@ def score(
             "accept": verdict.accept,
             **verdict.values,
             "reason": verdict.reason,
+            "uncertain": list(verdict.uncertain),
         }
         out.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -25,7 +25,7 @@ def test_score_cases_file(tmp_path: Path, run_cli) -> None:
     result = run_cli("score", "physical_stability", "--cases", str(path))
     assert result.code == 0, result.err
     rows = [json.loads(line) for line in result.out.splitlines()]
-    assert rows == [
+    expected = [
         {"id": "a", "accept": True, "status": "unstable", "joint": ["D", "C"], "reason": ""},
         {
             "id": 2,
@@ -37,7 +37,9 @@ def test_score_cases_file(tmp_path: Path, run_cli) -> None:
         {"id": None, "accept": False, "status": None, "joint": None, "reason": "status hedged"},
         {"id": "d", "accept": False, "status": None, "joint": None, "reason": "answer missing"},
     ]
-    assert list(rows[0]) == ["id", "accept", "status", "joint", "reason"]
+    assert [{k: v for k, v in r.items() if k != "uncertain"} for r in rows] == expected
+    assert list(rows[0]) == ["id", "accept", "status", "joint", "reason", "uncertain"]
+    assert all(r["uncertain"] == [] for r in rows)  # plain answers: every verdict certain
 
 
 def test_score_reads_stdin(run_cli) -> None:
@@ -57,6 +59,7 @@ def test_score_reads_stdin(run_cli) -> None:
         "status": "stable",
         "joint": None,
         "reason": "",
+        "uncertain": [],
     }
 
 

@@ -40,6 +40,22 @@ def _difference(d: Difference) -> dict[str, Any]:
     }
 
 
+def _adjudications(summary: Any) -> dict[str, Any] | None:
+    if summary is None:
+        return None
+    return {
+        "source": summary.source,
+        "applied": summary.applied,
+        "overturned": summary.overturned,
+        "uncertain_labelled": summary.uncertain_labelled,
+        "uncertain_overturned": summary.uncertain_overturned,
+        "sample_n": summary.sample_n,
+        "sample_errors": summary.sample_errors,
+        "error_rate": _num(summary.error_rate),
+        "error_rate_ci": [_num(v) for v in summary.error_rate_ci],
+    }
+
+
 def _bounds(b: Bounds | None) -> dict[str, Any] | None:
     """A model's figures with its uncertain verdicts all wrong / all right (None: none)."""
     if b is None:
@@ -228,6 +244,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         ],
         "verdict_changes": [a.model for a in audit.verdict_changes],
         "n_uncertain": audit.n_uncertain,
+        "adjudications": _adjudications(audit.adjudications),
         "verdicts_that_could_change": [a.model for a in audit.verdicts_that_could_change],
         "flagged": [row.as_json() for row in audit.flagged],
     }

@@ -613,7 +613,28 @@ def _aggregates(audit: Audit) -> list[str]:
             ),
         ]
     lines += ["", uncertainty_sentence(audit)]
+    if audit.adjudications is not None:
+        lines += ["", adjudication_sentence(audit.adjudications)]
     return lines
+
+
+def adjudication_sentence(summary: Any) -> str:
+    """What the labels of ``--adjudications`` did, and the rule's error rate where it was sure."""
+    text = (
+        f"Adjudications from {summary.source}: {_plural(summary.applied, 'verdict')} labelled by a"
+        f" person, {summary.overturned} overturned the rule ({summary.uncertain_overturned} of the"
+        f" {summary.uncertain_labelled} uncertain ones)."
+    )
+    if summary.sample_n:
+        lo, hi = summary.error_rate_ci
+        text += (
+            f" Among the rule's certain verdicts, the random sample found {summary.sample_errors}"
+            f" error(s) in {summary.sample_n}: {pct(summary.error_rate)} (Wilson 95%:"
+            f" {pct(lo)}–{pct(hi)})."
+        )
+    else:
+        text += " No randomly sampled certain verdict was labelled, so no error rate is estimated."
+    return text
 
 
 def uncertainty_sentence(audit: Audit) -> str:

@@ -51,7 +51,9 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     "key": None,
     "output": None,
     "claims": {"subject": str, "target": str, "kinds": dict},
-    "certainty": {"letters": bool, "numbers": bool, "words": list, "ignore": list, "benign": list},
+    "certainty": {
+        "letters": bool, "numbers": bool, "words": list, "ignore": list, "benign": list, "when": str,
+    },
     "uncertain": {"reason": str, "check": str},
     "attribute": {"node": (str, list), "name": str, "expr": str},
     "let": {"name": str, "expr": str},
@@ -159,6 +161,8 @@ class Rule:
     #: ``[certainty]``: leftover material that makes a verdict uncertain; ``[[uncertain]]``.
     certainty: CertaintySpec = field(default_factory=CertaintySpec)
     uncertain: tuple[tuple[str, Expression], ...] = ()
+    #: ``[certainty] when``: the generic signs apply only where this holds (all answers if None).
+    certainty_when: Expression | None = None
     source_text: str = field(default="", repr=False)
 
     @property
@@ -459,6 +463,9 @@ def load_rule(path: str | Path) -> Rule:
         claims_target=claims_target,
         certainty=certainty,
         uncertain=uncertain,
+        certainty_when=compile_at("certainty", None, "when", raw_certainty["when"], names)
+        if "when" in raw_certainty
+        else None,
     )
 
 
@@ -522,6 +529,8 @@ def _check_field_names(
         ("require", ("check", "when")),
         ("uncertain", ("check",)),
     ):
+        if table == "uncertain" and "when" in data.get("certainty", {}):
+            _check_source(loc, "certainty", None, "when", data["certainty"]["when"], known)
         for index, entry in enumerate(data.get(table, [])):
             for name in fields:
                 if name in entry:

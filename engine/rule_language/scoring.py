@@ -235,6 +235,12 @@ class Scorer:
                 continue
         if not doubtful:
             return reasons
+        if rule.certainty_when is not None:
+            try:
+                if not rule.certainty_when.evaluate(env):
+                    return reasons
+            except ExpressionError:
+                pass
         lost = [k for k in tree.recovered if not k.startswith("_") and k not in rule.certainty.benign]
         if lost:
             reasons.append(f"the parser could not place {', '.join(dict.fromkeys(lost))}")

@@ -1,0 +1,53 @@
+"""Write the review queue as a file a person labels: JSON Lines or CSV, by the file's extension.
+
+Columns (CSV) and fields (JSONL), in order: ``id``, ``model``, ``epoch``, ``key``, ``answer_line``,
+``extracted`` (what the rule read, as JSON), ``verdict`` (``accept`` or ``reject: reason``),
+``uncertain`` (why the verdict is doubtful; empty for a sampled certain verdict), ``selected``
+(``uncertain`` or ``sample``), then the two columns to fill: ``accept`` (true/false) and ``note``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+COLUMNS = (
+    "id", "model", "epoch", "key", "answer_line", "extracted", "verdict", "uncertain",
+    "selected", "accept", "note",
+)
+
+
+def _record(row: Any) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "model": row.model,
+        "epoch": row.epoch,
+        "key": row.key,
+        "answer_line": row.answer_line,
+        "extracted": row.extracted,
+        "verdict": row.verdict,
+        "uncertain": list(row.uncertain),
+        "selected": row.selected,
+        "accept": None,
+        "note": "",
+    }
+
+
+def review_jsonl(rows: Sequence[Any]) -> str:
+    return "".join(json.dumps(_record(r), ensure_ascii=False) + "\n" for r in rows)
+
+
+def review_csv(rows: Sequence[Any]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for r in rows:
+        record = _record(r)
+        record["extracted"] = json.dumps(record["extracted"], ensure_ascii=False)
+        record["uncertain"] = "; ".join(record["uncertain"])
+        record["accept"] = ""
+        writer.writerow([record[c] if record[c] is not None else "" for c in COLUMNS])
+    return buffer.getvalue()
