@@ -44,6 +44,8 @@ NEGATION_WINDOW = 4
 
 #: Node kinds of the shared trigger grammar (grammars/claims.lark).
 TRIGGER_KINDS = frozenset({"neg", "hedge", "correction", "alt", "boundary"})
+#: Its terminals, which a grammar may list directly as items (no node per token: faster).
+TRIGGER_TERMINALS = {kind.upper(): kind for kind in TRIGGER_KINDS}
 
 
 @dataclass(frozen=True)
@@ -185,7 +187,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     conditional = False
     words_since_neg = 0
     for item in _items(answer, atoms):
-        kind = item.kind
+        kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
         if isinstance(item, Leaf) and kind not in atoms:
             words_since_neg += 1
             if negating and words_since_neg > NEGATION_WINDOW:

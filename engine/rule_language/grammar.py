@@ -118,11 +118,25 @@ class _NodeFactory:
     def __init__(self, grammar: CompiledGrammar) -> None:
         self.grammar = grammar
 
-    def __call__(self, kind: str, children: list) -> Node:
+    def __call__(self, kind: str, children: list) -> Node | _Spliced:
+        # Rules named with a leading "_" (and Lark's own __star/__plus helpers) are spliced into
+        # their parent, which reads only ``.children``: no Node is built for them. For free text
+        # (`_item*`) that is most reductions.
+        if kind[0] == "_":
+            return _Spliced(children)
         return self.grammar._build_node(kind, children)
 
     def __repr__(self) -> str:
         return "keyaudit.Node"
+
+
+class _Spliced:
+    """The children of an inlined rule, on their way into the parent node."""
+
+    __slots__ = ("children",)
+
+    def __init__(self, children: list) -> None:
+        self.children = children
 
 
 class CompiledGrammar:

@@ -36,6 +36,8 @@ _MEMO_LIMIT = 65_536
 
 #: Longest answer text the grammar is given; longer text is cut (parsing time stays bounded).
 MAX_ANSWER_CHARS = 4000
+#: How much of the end of a response the certainty check reads as a whole answer.
+WHOLE_RESPONSE_CHARS = 600
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,9 @@ class Scorer:
         #: (trees and their attributes do not depend on the key; claims are read per key).
         self._trees: dict[str, Node] = {}
         self._words: frozenset[str] | None = None
+        self._doubts: dict[tuple[str, str, bool], tuple[str, ...]] = {}
+        #: The environment of the last answer scored, reused by its certainty check.
+        self._last_env: tuple[str, str, dict[str, Any]] | None = None
         attributes = rule.attributes
 
         in_progress: set[tuple[int, str]] = set()
@@ -203,14 +208,21 @@ class Scorer:
         # acceptance; a rejection for a wrong component stands on what was read.
         doubtful = verdict.accept or verdict.reason.endswith(("missing", "conflict", "ambiguous"))
         if text and parsed_key.node is not None:
-            try:
-                tree = self._parse_answer(text)
-            except GrammarParseError:
-                tree = None
-            if tree is not None:
-                reasons += self._tree_doubts(parsed_key, tree, doubtful)
+            memo_key = (key, text, doubtful)
+            doubts = self._doubts.get(memo_key)
+            if doubts is None:
+                try:
+                    tree = self._parse_answer(text)
+                except GrammarParseError:
+                    tree = None
+                doubts = () if tree is None else tuple(self._tree_doubts(parsed_key, tree, doubtful))
+                if len(self._doubts) >= _MEMO_LIMIT:
+                    self._doubts.clear()
+                self._doubts[memo_key] = doubts
+            reasons += doubts
         if not verdict.accept and verdict.reason.endswith("missing"):
-            whole = " ".join(response.split())[-MAX_ANSWER_CHARS:]
+            # The end of the response, where a conclusion the answer line dropped would be.
+            whole = " ".join(response[-WHOLE_RESPONSE_CHARS:].split())
             other = self.score_answer_text(key, whole)
             if other.accept:
                 reasons.append(
@@ -223,10 +235,14 @@ class Scorer:
         (``doubtful``), the rule's own ``[[uncertain]]`` clauses always."""
         rule = self.rule
         reasons: list[str] = []
-        try:
-            env = self._environment(parsed_key, tree)
-        except ExpressionError:
-            return reasons
+        last = self._last_env
+        if last is not None and last[0] == parsed_key.text and last[2]["answer"] is tree:
+            env = last[2]
+        else:
+            try:
+                env = self._environment(parsed_key, tree)
+            except ExpressionError:
+                return reasons
         for reason, check in rule.uncertain:
             try:
                 if check.evaluate(env):
@@ -293,6 +309,7 @@ class Scorer:
             return Verdict(False, ANSWER_UNPARSEABLE, self._empty_values(), raw_answer, str(error))
         try:
             env = self._environment(parsed_key, answer)
+            self._last_env = (key, text, env)
             values = {name: jsonable(expr.evaluate(env)) for name, expr in rule.outputs.items()}
             for requirement in rule.requirements:
                 if requirement.when is not None and not requirement.when.evaluate(env):
