@@ -33,11 +33,31 @@ class UsageError(KeyauditError):
     """The command line asked for something impossible (unknown rule name, bad option value)."""
 
 
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would not print literally escaped (``\\n``,
+    ``\\x1b``, ``\\u2028``, lone surrogates...): a file name or value with a newline or an
+    escape sequence in it cannot split an error line or drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def _escape(char: str) -> str:
+    escaped = repr(char)[1:-1]
+    return escaped if escaped != char else f"\\u{ord(char):04x}"
+
+
+def one_line(message: str) -> str:
+    """A message on one printable line: runs of whitespace become one space, the rest escaped."""
+    return printable(" ".join(message.split()))
+
+
 def located(path: str | Path | None, line: int | None, column: int | None, message: str) -> str:
     """Format ``file:line:column: message``, leaving out the parts that are unknown.
 
-    Messages are forced onto one line: the CLI contract is one line per error.
+    Messages are forced onto one line: the CLI contract is one line per error. The path is
+    printed with its unprintable characters escaped (a newline in a file name stays ``\\n``).
     """
-    parts = [str(p) for p in (path, line, column) if p is not None]
-    one_line = " ".join(message.split())
-    return ":".join(parts) + ": " + one_line if parts else one_line
+    parts = [printable(str(p)) for p in (path, line, column) if p is not None]
+    text = one_line(message)
+    return ":".join(parts) + ": " + text if parts else text

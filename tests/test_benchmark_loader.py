@@ -218,7 +218,7 @@ def test_key_cache_gives_the_same_corpus_and_follows_changes(
     cache = tmp_path_factory.mktemp("cache-test")
     monkeypatch.setenv("KEYAUDIT_CACHE_DIR", str(cache))
     first = load_benchmark(bench, with_responses=False).keys
-    assert len(list(cache.glob("*.marshal"))) == 1
+    assert len(list((cache / "keys").glob("*.keys"))) == 1
     second = load_benchmark(bench, with_responses=False).keys
     assert second == first and list(second) == list(first)
     path = bench / "keys" / "physical_stability.jsonl"

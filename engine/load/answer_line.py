@@ -27,14 +27,18 @@ class AnswerLine:
 
 @lru_cache(maxsize=64)
 def label_pattern(label: str) -> re.Pattern[str]:
-    """Regex for one answer line: optional markdown, the label word, optional markdown, a colon.
+    """Regex for the start of an answer line: optional markdown, the label word, optional
+    markdown, a colon, and the spaces after it (the answer text is the rest of the line).
 
     ``label`` is written as users see it (``"ANSWER:"``); the trailing colon is optional in the
     argument and required in the text. Matching is case-insensitive (``Answer:`` counts too).
+    The pattern is anchored and covers only the label, never the answer text: each repeat is
+    followed by something it cannot match, so matching is linear in the line (the text after the
+    label used to be matched by a lazy ``.*?\\s*$``, quadratic on a line of spaces).
     """
     word = re.escape(label.rstrip().rstrip(":").strip())
     return re.compile(
-        rf"^{_DECORATION}{word}(?:[*_`]*\s*:|\s*:[*_`]*)[*_`]*[ \t]*(?P<text>.*?)\s*$",
+        rf"{_DECORATION}{word}(?:[*_`]*\s*:|\s*:[*_`]*)[*_`]*[ \t]*",
         re.IGNORECASE,
     )
 
@@ -45,15 +49,16 @@ def find_answer_line(
     """Return the ``which`` (``"last"`` or ``"first"``) line carrying ``label``, or ``None``.
 
     Lines are split on any newline convention. Only the text after the label is returned; the
-    label and the markdown around it are dropped, and so is trailing whitespace.
+    label and the markdown around it are dropped, and so is trailing whitespace. Time is linear
+    in the length of the response.
     """
     pattern = label_pattern(label)
-    found: AnswerLine | None = None
-    for number, line in enumerate(response.splitlines(), start=1):
+    lines = response.splitlines()
+    numbered = enumerate(lines, start=1)
+    if which != "first":
+        numbered = zip(range(len(lines), 0, -1), reversed(lines), strict=True)
+    for number, line in numbered:
         match = pattern.match(line)
-        if match is None:
-            continue
-        found = AnswerLine(match.group("text"), number)
-        if which == "first":
-            return found
-    return found
+        if match is not None:
+            return AnswerLine(line[match.end() :].rstrip(), number)
+    return None

@@ -30,10 +30,12 @@ from typing import Any, NamedTuple
 from ..errors import DataError, UsageError, located
 from . import keycache
 from .csv_keys import csv_tree_files, read_csv_keys
-from .jsonl import jsonl_files, read_jsonl, require_field
+from .filekind import exists_at_all, file_problem, folder_problem
+from .jsonl import data_files, jsonl_files, read_jsonl, require_field
 from .responses.records import FORMATS, FieldNames, ResponseSource, RunInfo
 from .responses.sources import read_source
 from .strict import strict_correct
+from .timelimit import ID_SECONDS, ItemClock, TimeLimitExceeded
 from .tomlfile import load_toml
 
 DEFAULT_ID_PATTERN = r"^(?P<domain>.+)_(?P<image>\d+)_q(?P<level>\d+)$"
@@ -41,6 +43,10 @@ _REQUIRED_GROUPS = ("domain", "image", "level")
 #: Policies for several samples of one id and model (inspect epochs, lm-eval repeats).
 EPOCH_POLICIES = ("first", "all")
 KEY_FORMATS = ("auto", "jsonl", "csv")
+#: Longest item id accepted (characters); the id pattern never sees a longer one.
+MAX_ID_CHARS = 1000
+#: Largest level number (levels are small integers such as 1-5).
+MAX_LEVEL = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -175,9 +181,12 @@ _SOURCE_KEYS = {"path", "format", "scorer", "filter", "metric", "id_field", "mod
 def load_config(root: Path) -> BenchmarkConfig:
     """Read ``benchmark.toml`` if present; unknown keys are errors, not silently ignored."""
     path = root / "benchmark.toml"
-    if not path.exists():
+    if not exists_at_all(path):
         return BenchmarkConfig(name=root.name, id_pattern=re.compile(DEFAULT_ID_PATTERN))
-    data = load_toml(path)
+    problem = file_problem(path, "a TOML file")
+    if problem is not None:  # a dangling link, a directory...: never silently the defaults
+        raise DataError(located(path, None, None, problem))
+    data = load_toml(path, DataError)
     for name in data:
         if name not in _CONFIG_KEYS:
             expected = ", ".join(sorted(_CONFIG_KEYS))
@@ -187,7 +196,7 @@ def load_config(root: Path) -> BenchmarkConfig:
     pattern_text = _config_value(data, "id_pattern", str, DEFAULT_ID_PATTERN, path)
     try:
         pattern = re.compile(pattern_text)
-    except re.error as error:
+    except (re.error, OverflowError, RecursionError, ValueError) as error:
         raise DataError(
             located(path, None, None, f"id_pattern is not a valid regex: {error}")
         ) from None
@@ -270,26 +279,77 @@ def _config_value(data: dict[str, Any], name: str, kind: type, default: Any, pat
     return value
 
 
-def parse_item_id(item_id: str, pattern: re.Pattern[str], path: Path, line: int) -> ItemRef:
-    """Split an id into domain, image cluster and level with the benchmark's id pattern."""
-    match = pattern.match(item_id)
+def parse_item_id(
+    item_id: str,
+    pattern: re.Pattern[str],
+    path: Path,
+    line: int | None,
+    clock: ItemClock | None = None,
+) -> ItemRef:
+    """Split an id into domain, image cluster and level with the benchmark's id pattern.
+
+    The pattern runs on ids of at most :data:`MAX_ID_CHARS` characters and, under ``clock``, for
+    at most :data:`~.timelimit.ID_SECONDS` of CPU time per id (a pattern such as ``(?:\\w+_?)+``
+    backtracks catastrophically on one bad id).
+    """
+    if len(item_id) > MAX_ID_CHARS:
+        raise DataError(
+            located(
+                path, line, None, f"id longer than {MAX_ID_CHARS:,} characters: {item_id[:40]!r}..."
+            )
+        )
+    try:
+        if clock is None:
+            match = pattern.match(item_id)
+        else:
+            clock.start()
+            match = pattern.match(item_id)
+            clock.stop()
+    except TimeLimitExceeded as error:
+        raise DataError(
+            located(
+                path,
+                line,
+                None,
+                f"id_pattern {_short_pattern(pattern)} on id {item_id[:60]!r}: {error}; the"
+                " pattern backtracks catastrophically (nested or overlapping repeats): simplify it",
+            )
+        ) from None
     if match is None:
         raise DataError(
             located(
                 path,
                 line,
                 None,
-                f"id {item_id!r} does not match the id pattern {pattern.pattern!r}",
+                f"id {item_id!r} does not match the id pattern {_short_pattern(pattern)}",
             )
         )
     domain, image, level = match.group("domain", "image", "level")
-    try:
-        level_number = int(level)
-    except ValueError:
+    for name, value in (("domain", domain), ("image", image), ("level", level)):
+        if not value:
+            raise DataError(
+                located(
+                    path,
+                    line,
+                    None,
+                    f"id {item_id!r}: the id pattern's group {name!r} matched nothing",
+                )
+            )
+    if not (level.isascii() and level.isdigit()) or len(level) > 7 or int(level) > MAX_LEVEL:
         raise DataError(
-            located(path, line, None, f"id {item_id!r}: level {level!r} is not an integer")
-        ) from None
-    return ItemRef(domain, domain + "_" + image, level_number)
+            located(
+                path,
+                line,
+                None,
+                f"id {item_id!r}: level {level!r} is not an integer from 0 to {MAX_LEVEL:,}",
+            )
+        )
+    return ItemRef(domain, domain + "_" + image, int(level))
+
+
+def _short_pattern(pattern: re.Pattern[str]) -> str:
+    text = pattern.pattern
+    return repr(text) if len(text) <= 80 else repr(text[:80]) + "..."
 
 
 def key_files(root: Path, config: BenchmarkConfig) -> list[Path]:
@@ -300,12 +360,16 @@ def key_files(root: Path, config: BenchmarkConfig) -> list[Path]:
     """
     if config.keys_path is not None:
         target = root / config.keys_path
-        if target.is_file():
+        if file_problem(target) is None:
             return [target]
-        if not target.is_dir():
+        if not exists_at_all(target):
             raise DataError(located(target, None, None, "[keys] path not found"))
+        if (problem := folder_problem(target)) is not None:
+            raise DataError(located(target, None, None, f"[keys] path {problem}"))
     else:
         target = root / "keys"
+        if exists_at_all(target) and (problem := folder_problem(target)) is not None:
+            raise DataError(located(target, None, None, problem))
         if not target.is_dir():
             for candidate in (root / "Dataset", root):
                 tree = csv_tree_files(candidate) if candidate.is_dir() else []
@@ -323,7 +387,7 @@ def key_files(root: Path, config: BenchmarkConfig) -> list[Path]:
     wanted = config.keys_format
     files = [] if wanted == "csv" else jsonl_files(target)
     if wanted != "jsonl":
-        files += sorted(p for p in target.glob("*.csv") if p.is_file()) + csv_tree_files(target)
+        files += data_files(target, (".csv",)) + csv_tree_files(target)
     if not files:
         raise DataError(
             located(target, None, None, "no keys: expected *.jsonl, *.jsonl.gz or *.csv files")
@@ -345,7 +409,13 @@ def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
     cacheable = not any(_is_csv(p) for p in files)
     # What the parsed records depend on besides the files; keycache.CACHE_FORMAT covers the rest.
     settings = repr((config.id_pattern.pattern, config.fields))
-    cached = keycache.read(files, settings) if cacheable else None
+    content_key: str | None = None
+    if cacheable:
+        try:
+            content_key = keycache.entry_key(files, settings)
+        except OSError:  # unreadable: parsing below says so, with the file's name
+            content_key = None
+    cached = keycache.read(content_key) if content_key is not None else None
     if cached is not None:
         ids, answers, domains, clusters, levels = cached
         return {
@@ -355,10 +425,13 @@ def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
             )
         }
     keys = _parse_keys(files, config)
-    if cacheable:
+    try:  # a file that changed while it was read is not cached under the key read before
+        unchanged = content_key is not None and keycache.entry_key(files, settings) == content_key
+    except OSError:
+        unchanged = False
+    if unchanged:
         keycache.write(
-            files,
-            settings,
+            content_key,
             (
                 list(keys),
                 [k.answer for k in keys.values()],
@@ -388,23 +461,33 @@ def _parse_keys(files: list[Path], config: BenchmarkConfig) -> dict[str, KeyItem
     keys: dict[str, KeyItem] = {}
     seen_at: dict[str, tuple[Path, int]] = {}
     for path in files:
-        for line, item_id, answer, question in _key_rows(path, config.fields):
-            if item_id in keys:
-                first_path, first_line = seen_at[item_id]
-                first = first_path.name if first_path.parent == path.parent else str(first_path)
-                raise DataError(
-                    located(
-                        path,
-                        line,
-                        None,
-                        f"duplicate id {item_id!r} (first at {first}:{first_line})",
-                    )
-                )
-            keys[item_id] = KeyItem(
-                item_id, parse_item_id(item_id, config.id_pattern, path, line), answer, question
-            )
-            seen_at[item_id] = (path, line)
+        with ItemClock(ID_SECONDS, "the id pattern") as clock:
+            _parse_key_file(path, config, keys, seen_at, clock)
     return keys
+
+
+def _parse_key_file(
+    path: Path,
+    config: BenchmarkConfig,
+    keys: dict[str, KeyItem],
+    seen_at: dict[str, tuple[Path, int]],
+    clock: ItemClock,
+) -> None:
+    for line, item_id, answer, question in _key_rows(path, config.fields):
+        if item_id in keys:
+            first_path, first_line = seen_at[item_id]
+            first = first_path.name if first_path.parent == path.parent else str(first_path)
+            raise DataError(
+                located(
+                    path,
+                    line,
+                    None,
+                    f"duplicate id {item_id!r} (first at {first}:{first_line})",
+                )
+            )
+        ref = parse_item_id(item_id, config.id_pattern, path, line, clock)
+        keys[item_id] = KeyItem(item_id, ref, answer, question)
+        seen_at[item_id] = (path, line)
 
 
 def default_sources(root: Path, config: BenchmarkConfig) -> tuple[ResponseSource, ...]:
@@ -412,6 +495,8 @@ def default_sources(root: Path, config: BenchmarkConfig) -> tuple[ResponseSource
     if config.responses:
         return config.responses
     folder = root / "responses"
+    if exists_at_all(folder) and (problem := folder_problem(folder)) is not None:
+        raise DataError(located(folder, None, None, problem))
     return (ResponseSource(folder),) if folder.is_dir() else ()
 
 
@@ -440,40 +525,46 @@ def load_responses(
     seen: dict[tuple[str, str, int], str] = {}
     kept: dict[tuple[str, str, int], Response] = {}
     infos: list[RunInfo] = []
-    for source in sources:
-        for run in read_source(source, names):
-            if not run.samples:
-                continue
-            model = run.model
-            if run.format in ("jsonl", "csv"):
-                if model in own_files or (model in files and files[model] != run.path):
-                    other = own_files.get(model) or files[model]
-                    raise DataError(
-                        located(
-                            run.path, None, None, f"model {model!r} also has a file: {other.name}"
-                        )
-                    )
-                own_files[model] = run.path
-            files.setdefault(model, run.path)
-            own = run.format in ("jsonl", "csv")  # one file per model, ids checked in the file
-            for sample in run.samples:
-                slot = (model, sample.id, sample.epoch)
-                if not own:
-                    if slot in kept:
+    with ItemClock(ID_SECONDS, "the id pattern") as clock:
+        for source in sources:
+            for run in read_source(source, names):
+                if not run.samples:
+                    continue
+                model = run.model
+                if run.format in ("jsonl", "csv"):
+                    if model in own_files or (model in files and files[model] != run.path):
+                        other = own_files.get(model) or files[model]
                         raise DataError(
                             located(
-                                sample.where,
+                                run.path,
                                 None,
                                 None,
-                                f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
-                                f"{sample.epoch} (also at {seen.get(slot, files[model])})",
+                                f"model {model!r} also has a file: {other.name}",
                             )
                         )
-                    seen[slot] = sample.where
-                kept[slot] = _response(sample, model, config, keys)
-            infos.append(
-                RunInfo(_shown(run.path, root), run.format, model, len(run.samples), run.details)
-            )
+                    own_files[model] = run.path
+                files.setdefault(model, run.path)
+                own = run.format in ("jsonl", "csv")  # one file per model, ids checked in the file
+                for sample in run.samples:
+                    slot = (model, sample.id, sample.epoch)
+                    if not own:
+                        if slot in kept:
+                            raise DataError(
+                                located(
+                                    sample.where,
+                                    None,
+                                    None,
+                                    f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
+                                    f"{sample.epoch} (also at {seen.get(slot, files[model])})",
+                                )
+                            )
+                        seen[slot] = sample.where
+                    kept[slot] = _response(sample, model, config, keys, clock)
+                infos.append(
+                    RunInfo(
+                        _shown(run.path, root), run.format, model, len(run.samples), run.details
+                    )
+                )
     if epochs == "first" and seen:  # logs may hold several epochs; keep the lowest of each item
         lowest: dict[tuple[str, str], int] = {}
         for model, item_id, epoch in kept:
@@ -494,9 +585,11 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyItem]) -> Response:
+def _response(
+    sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyItem], clock: ItemClock
+) -> Response:
     where = sample.where
-    ref = parse_item_id(sample.id, config.id_pattern, where, None)
+    ref = parse_item_id(sample.id, config.id_pattern, where, None, clock)
     key = keys.get(sample.id)
     if key is None:
         raise DataError(
@@ -538,8 +631,10 @@ def load_benchmark(
     cycles, and its repeated scans of the growing heap would otherwise cost a third of the load.
     """
     root = Path(root)
-    if not root.is_dir():
-        raise DataError(located(root, None, None, "benchmark directory not found"))
+    problem = folder_problem(root)
+    if problem is not None:
+        what = "not found" if problem == "does not exist" else problem
+        raise DataError(located(root, None, None, f"benchmark directory {what}"))
     config = load_config(root)
     collecting = gc.isenabled()
     gc.disable()

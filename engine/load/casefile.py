@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..errors import DataError, located
+from .filekind import file_problem
 from .jsonl import parse_lines, read_jsonl, require_field
 
 
@@ -23,17 +24,19 @@ class Case:
 
 
 def read_cases(source: Path | TextIO, labelled: bool = False) -> Iterator[Case]:
-    """Yield cases from a file path or an open text stream (stdin), validating each line.
+    """Yield cases from a file path or an open stream (stdin), validating each line.
 
     ``labelled`` requires a boolean ``accept`` on every line (and a string ``reason`` if present).
+    A FIFO is accepted too (``--cases <(make_cases)``): it is a stream the user named.
     """
     if isinstance(source, Path):
-        if not source.is_file():
-            raise DataError(located(source, None, None, "cases file not found"))
-        rows = read_jsonl(source)
+        problem = file_problem(source, "a JSON Lines file")
+        if problem is not None and "FIFO" not in problem:
+            raise DataError(located(source, None, None, f"cases file {problem}"))
+        rows = read_jsonl(source) if problem is None else _read_stream(source)
         name: Path | str = source
     else:
-        rows = parse_lines(source, "<stdin>")
+        rows = parse_lines(getattr(source, "buffer", source), "<stdin>")
         name = "<stdin>"
     for line, record in rows:
         path = Path(str(name))
@@ -47,3 +50,11 @@ def read_cases(source: Path | TextIO, labelled: bool = False) -> Iterator[Case]:
         if reason is not None and not isinstance(reason, str):
             raise DataError(located(path, line, None, "'reason' must be a string"))
         yield Case(record.get("id", line), key, response, accept, reason)
+
+
+def _read_stream(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        with path.open("rb") as stream:
+            yield from parse_lines(stream, path)
+    except OSError as error:
+        raise DataError(located(path, None, None, f"cannot read: {error.strerror}")) from None

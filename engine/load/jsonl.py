@@ -1,55 +1,132 @@
 """Stream JSON Lines files, plain or gzip-compressed, with exact line numbers for errors.
 
 Every benchmark file is read through here so that a malformed line always produces the same kind
-of message: ``file:line: what is wrong``. Blank lines are allowed (editors leave them at the end);
-anything else that is not a JSON object is an error, never skipped.
+of message: ``file:line[:column]: what is wrong``. Blank lines are allowed (editors leave them at
+the end); anything else that is not a JSON object is an error, never skipped.
+
+Lines are read as bytes, split on ``\\n`` only (a ``\\r\\n`` ending is fine), at most
+:data:`MAX_LINE_BYTES` at a time, so memory stays bounded whatever the file holds (a gzip bomb
+that inflates to one 2 GB line is refused at its first 16 MiB, naming the line). Each line is then
+decoded as UTF-8 on its own, so invalid UTF-8 is reported with its line and column. JSON nested
+too deeply, integers too long for Python, and lone surrogate escapes (``"\\ud800"``, valid JSON but
+not Unicode text) are errors of their line too.
 """
 
 from __future__ import annotations
 
 import gzip
-import io
 import json
-from collections.abc import Iterable, Iterator
+import os
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 from ..errors import DataError, located
+from .filekind import file_problem
 
 #: File name endings that are read as JSON Lines, in the order they are globbed.
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
-
-
-def _open_text(path: Path) -> TextIO:
-    if path.name.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return path.open(encoding="utf-8")
+#: Longest line read (bytes of UTF-8, after decompression). A longer line is an error.
+MAX_LINE_BYTES = 16 * 1024 * 1024
 
 
 def jsonl_files(folder: Path) -> list[Path]:
-    """The ``*.jsonl`` and ``*.jsonl.gz`` files of ``folder``, sorted by name for determinism."""
-    found = {p for suffix in JSONL_SUFFIXES for p in folder.glob("*" + suffix) if p.is_file()}
-    return sorted(found, key=lambda p: p.name)
+    """The ``*.jsonl`` and ``*.jsonl.gz`` entries of ``folder`` (see :func:`data_files`)."""
+    return data_files(folder, JSONL_SUFFIXES, "a JSON Lines file")
+
+
+def data_files(folder: Path, suffixes: tuple[str, ...], what: str = "a file") -> list[Path]:
+    """The entries of ``folder`` whose names end with ``suffixes``, sorted by name.
+
+    Every such entry must be a readable regular file (or a link to one): a directory, FIFO,
+    device, dangling link or link loop is a :class:`DataError` naming it, never skipped.
+    """
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as error:
+        raise DataError(
+            located(folder, None, None, f"cannot list folder: {error.strerror}")
+        ) from None
+    found = []
+    for name in names:
+        if not name.endswith(suffixes):
+            continue
+        path = folder / name
+        problem = file_problem(path, what)
+        if problem is not None:
+            raise DataError(located(path, None, None, problem))
+        found.append(path)
+    return found
+
+
+def _open_binary(path: Path) -> IO[bytes]:
+    if path.name.endswith(".gz"):
+        return gzip.open(path, "rb")
+    return path.open("rb")
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line of ``path``.
 
-    Raises :class:`DataError` naming the file and line for invalid UTF-8, invalid JSON, or a
-    value that is not a JSON object.
+    Raises :class:`DataError` naming the file and line for an over-long line, invalid UTF-8,
+    invalid JSON, or a value that is not a JSON object; and naming the file when it cannot be
+    read or is not valid gzip.
     """
+    problem = file_problem(path, "a JSON Lines file")
+    if problem is not None:
+        raise DataError(located(path, None, None, problem))
     try:
-        with _open_text(path) as handle:
+        with _open_binary(path) as handle:
             yield from parse_lines(handle, path)
-    except UnicodeDecodeError as error:
-        raise DataError(located(path, None, None, f"not UTF-8 text: {error.reason}")) from None
-    except (OSError, EOFError, gzip.BadGzipFile) as error:
-        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
+    except (OSError, EOFError, zlib.error) as error:
+        reason = getattr(error, "strerror", None) or str(error) or type(error).__name__
+        raise DataError(located(path, None, None, f"cannot read file: {reason}")) from None
 
 
-def parse_lines(lines: Iterable[str], name: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The JSON objects of ``lines`` (a file or a stream such as stdin) with their line numbers."""
-    for number, line in enumerate(lines, start=1):
+def _raw_lines(stream: IO[Any], name: str | Path) -> Iterator[tuple[int, str]]:
+    """``(number, text)`` of each line of a binary or text stream, each at most the limit."""
+    number = 0
+    while True:
+        number += 1
+        try:
+            raw = stream.readline(MAX_LINE_BYTES + 1)
+        except UnicodeDecodeError as error:  # a text stream (stdin) that is not UTF-8
+            raise DataError(
+                located(name, number, None, f"not UTF-8 text: {error.reason}")
+            ) from None
+        if not raw:
+            return
+        if len(raw) > MAX_LINE_BYTES and raw[-1:] not in (b"\n", "\n"):
+            raise DataError(
+                located(
+                    name,
+                    number,
+                    None,
+                    f"line longer than {MAX_LINE_BYTES:,} bytes ({MAX_LINE_BYTES // 2**20} MiB),"
+                    " the most keyaudit reads as one line",
+                )
+            )
+        if isinstance(raw, bytes):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                column = len(raw[: error.start].decode("utf-8", "replace")) + 1
+                byte = raw[error.start : error.start + 1].hex()
+                raise DataError(
+                    located(name, number, column, f"not UTF-8 text (byte 0x{byte})")
+                ) from None
+        else:
+            text = raw
+        yield number, text
+
+
+def parse_lines(stream: IO[Any], name: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a stream (a file, or stdin) with their line numbers.
+
+    ``stream`` may be binary (preferred: UTF-8 is checked per line) or text.
+    """
+    for number, line in _raw_lines(stream, name):
         if not line.strip():
             continue
         try:
@@ -58,9 +135,41 @@ def parse_lines(lines: Iterable[str], name: str | Path) -> Iterator[tuple[int, d
             raise DataError(
                 located(name, number, error.colno, f"malformed JSON: {error.msg}")
             ) from None
+        except RecursionError:
+            raise DataError(located(name, number, None, "JSON nested too deeply")) from None
+        except ValueError as error:  # e.g. an integer of more than 4,300 digits
+            reason = str(error).split(";")[0]
+            raise DataError(located(name, number, None, f"malformed JSON: {reason}")) from None
         if not isinstance(value, dict):
             raise DataError(located(name, number, None, "expected a JSON object on each line"))
+        if "\\ud" in line or "\\uD" in line:
+            _check_unicode(value, name, number)
         yield number, value
+
+
+def _check_unicode(value: Any, name: str | Path, number: int) -> None:
+    """Refuse lone surrogates (``"\\ud800"``): valid JSON, but not text anything can print."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as error:
+                bad = f"\\u{ord(item[error.start]):04x}"
+                raise DataError(
+                    located(
+                        name,
+                        number,
+                        None,
+                        f"a string holds a lone surrogate escape ({bad}): not valid Unicode text",
+                    )
+                ) from None
 
 
 def require_field(
@@ -73,6 +182,15 @@ def require_field(
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise DataError(
-            located(path, line, None, f"field {field!r} must be a {names}, got {value!r:.60}")
+            located(path, line, None, f"field {field!r} must be a {names}, got {_short(value)}")
         )
     return value
+
+
+def _short(value: Any) -> str:
+    """``repr`` of a value, cut to 60 characters without building a huge text first."""
+    if isinstance(value, (dict, list)):
+        return f"a JSON {'object' if isinstance(value, dict) else 'array'}"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return "a very long integer"
+    return f"{value!r:.60}"

@@ -1,79 +1,140 @@
 """A cache of the validated key corpus, kept outside the benchmark directory.
 
 Parsing a large key corpus (155,000 lines on the example) dominates a warm ``keyaudit check``.
-The result of a successful load — ids, answers, domains, clusters, levels — is stored with
-:mod:`marshal` in the user's cache folder (``$KEYAUDIT_CACHE_DIR``, else
-``$XDG_CACHE_HOME/keyaudit``, else ``~/.cache/keyaudit``), keyed by everything the load depends
-on: each key file's absolute path, size and modification time, the id pattern, the field names
-and :data:`CACHE_FORMAT` (bumped whenever what a load produces changes). Any change to a key file makes a new entry; a stale one is never read.
+The result of a successful load — ids, answers, domains, clusters, levels — is stored in the
+private folder ``keys/`` of the cache root (:mod:`.safe_io`: ``$KEYAUDIT_CACHE_DIR``, else
+``$XDG_CACHE_HOME/keyaudit``, else ``~/.cache/keyaudit``; ``off`` turns it off).
 
-Only a load that validated completely is cached, so a malformed file is reported on every run.
-The cache is an optimisation: a missing, unreadable or unwritable cache silently falls back to
-parsing (``KEYAUDIT_CACHE_DIR=off`` turns it off). It never writes inside a benchmark directory.
+An entry is keyed by *content*: a SHA-256 of every key file's bytes, the id pattern, the field
+names and :data:`CACHE_FORMAT` (bumped whenever what a load produces changes). Editing a key file
+in any way — even to the same size with its modification time restored (``touch -r``,
+``cp -p``, ``tar x``) — gives a new key. An entry carries that key and a SHA-256 of its payload;
+both are checked, and the payload's shape is validated, before anything is used. Anything odd
+(a damaged, truncated, edited, foreign or oversized entry) is a miss: the corpus is parsed again.
+
+Only a load that validated completely is cached, and only if the files still hash the same after
+it (a file changed during the load is not cached). Entries are written atomically; temporary files
+of killed writes and all but the :data:`KEEP` most recently used entries are removed on each
+write. It never writes inside a benchmark directory.
+
+Why :mod:`marshal`: it is fast and builds only plain values (it cannot run code). The entry comes
+from a folder only this user can write, its checksum is verified first, and the loaded value must
+be five lists of strings and ints of equal length.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
+import json
 import marshal
-import os
-import tempfile
 from pathlib import Path
+
+from .safe_io import PrivateDir
 
 #: Bump when the cached layout or the meaning of a key record changes (how ids are split into
 #: domain, cluster and level, or what is kept of a key).
-CACHE_FORMAT = "keys-v1"
+CACHE_FORMAT = "keys-v2"
+#: Entries kept (most recently used first); older ones are removed when a new one is written.
+KEEP = 8
+#: Largest entry read (bytes).
+MAX_ENTRY_BYTES = 1 << 30
+FOLDER = "keys"
+_SUFFIX = ".keys"
 
 Columns = tuple[list[str], list[str], list[str], list[str], list[int]]
 
 
-def cache_dir() -> Path | None:
-    """Where cache entries live, or ``None`` when caching is off."""
-    configured = os.environ.get("KEYAUDIT_CACHE_DIR")
-    if configured is not None:
-        return None if configured.lower() in ("", "off", "0", "none") else Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "keyaudit"
+def content_hash(path: Path) -> str:
+    """SHA-256 of the file's bytes (compressed bytes for ``.gz``)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
-def entry_name(files: list[Path], settings: str) -> str:
-    """A name that changes whenever a key file, the id pattern or the field names change."""
+def entry_key(files: list[Path], settings: str) -> str:
+    """The content key: format, settings, and each file's name and content hash, in order."""
     digest = hashlib.sha256(CACHE_FORMAT.encode())
-    digest.update(settings.encode())
+    digest.update(b"\0" + settings.encode("utf-8", "surrogatepass"))
     for path in files:
-        stat = path.stat()
-        digest.update(f"\0{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
-    return digest.hexdigest()[:32] + ".marshal"
+        digest.update(f"\0{path.name}\0{content_hash(path)}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
-def read(files: list[Path], settings: str) -> Columns | None:
-    """The cached columns for these files and settings, or ``None``."""
-    folder = cache_dir()
+def _entry_name(key: str) -> str:
+    return key[:40] + _SUFFIX
+
+
+def _is_entry(name: str) -> bool:
+    return name.endswith(_SUFFIX)
+
+
+def read(key: str) -> Columns | None:
+    """The cached columns for this content key, or ``None`` (a miss)."""
+    folder = PrivateDir.open(FOLDER)
     if folder is None:
         return None
-    try:
-        data = marshal.loads((folder / entry_name(files, settings)).read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    if not (isinstance(data, tuple) and len(data) == 5):
-        return None
-    return data
+    with folder:
+        data = folder.read(_entry_name(key), MAX_ENTRY_BYTES)
+        if data is None:
+            return None
+        columns = decode(data, key)
+        if columns is not None:
+            folder.touch(_entry_name(key))
+        return columns
 
 
-def write(files: list[Path], settings: str, columns: Columns) -> None:
-    """Store the columns atomically; failures are ignored (the cache is only an optimisation)."""
-    folder = cache_dir()
+def write(key: str, columns: Columns) -> None:
+    """Store the columns under ``key``; failures are ignored (the cache is only an optimisation)."""
+    folder = PrivateDir.open(FOLDER)
     if folder is None:
         return
-    with contextlib.suppress(OSError, ValueError):
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / entry_name(files, settings)
-        handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with folder:
         try:
-            with os.fdopen(handle, "wb") as stream:
-                marshal.dump(columns, stream)
-            os.replace(temporary, target)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+            data = encode(key, columns)
+        except (ValueError, TypeError):
+            return
+        folder.write(_entry_name(key), data)
+        folder.prune(_is_entry, KEEP)
+
+
+def encode(key: str, columns: Columns) -> bytes:
+    """An entry: one JSON header line (format, key, payload checksum), then the payload."""
+    payload = marshal.dumps(columns)
+    header = {
+        "format": CACHE_FORMAT,
+        "key": key,
+        "sha256": hashlib.sha256(payload).hexdigest(),
+        "rows": len(columns[0]),
+    }
+    return json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+
+
+def decode(data: bytes, key: str) -> Columns | None:
+    """The columns of a verified entry for ``key``, or ``None`` for anything else."""
+    try:
+        newline = data.index(b"\n")
+        header = json.loads(data[:newline])
+        payload = data[newline + 1 :]
+        if not (
+            isinstance(header, dict)
+            and header.get("format") == CACHE_FORMAT
+            and header.get("key") == key
+            and header.get("sha256") == hashlib.sha256(payload).hexdigest()
+        ):
+            return None
+        columns = marshal.loads(payload)
+    except Exception:  # noqa: BLE001 - any damage at all is a miss
+        return None
+    return columns if _valid(columns, header.get("rows")) else None
+
+
+def _valid(columns: object, rows: object) -> bool:
+    if not (isinstance(columns, tuple) and len(columns) == 5 and type(rows) is int):
+        return False
+    if not all(type(column) is list and len(column) == rows for column in columns):
+        return False
+    *texts, levels = columns
+    text_types = set().union(*(map(type, column) for column in texts))
+    return text_types <= {str} and set(map(type, levels)) <= {int}

@@ -12,6 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UsageError
+from .filekind import exists_at_all, file_problem
 
 RULES_PACKAGE = "keyaudit.rules"
 EXAMPLES_PACKAGE = "keyaudit.engine.examples"
@@ -29,15 +30,18 @@ def bundled_rule_names() -> list[str]:
 def resolve_rule_path(argument: str) -> Path:
     """A rule file path for ``argument``: an existing path, or a bundled rule's name."""
     path = Path(argument)
-    if path.is_file():
+    problem = file_problem(path, "a rule file")
+    if problem is None:
         return path
-    if path.suffix != ".toml" and "/" not in argument:
+    if problem != "does not exist" and exists_at_all(path):
+        raise UsageError(f"{argument}: rule file {problem}")
+    if path.suffix != ".toml" and "/" not in argument and "\0" not in argument:
         bundled = bundled_rules_dir() / f"{argument}.toml"
         if bundled.is_file():
             return bundled
     names = ", ".join(bundled_rule_names()) or "none"
     raise UsageError(
-        f"{argument}: no such rule file, and not a bundled rule name (bundled: {names})"
+        f"{argument!r}: no such rule file, and not a bundled rule name (bundled: {names})"
     )
 
 

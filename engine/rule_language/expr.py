@@ -36,9 +36,9 @@ from .expr_eval import (
     MAX_ITERATIONS,
     Evaluator,
     Function,
+    budgeted,
     compile_tree,
     function_reference,
-    new_scope,
     type_name,
 )
 from .expr_parse import DEFAULT_ORIGIN, Origin, parse
@@ -148,7 +148,7 @@ class Expression:
         """
         try:
             if self._needs_scope:
-                return self._evaluate(new_scope(env))
+                return budgeted(self._evaluate, env)
             return self._evaluate(env)
         except RecursionError:
             raise ExpressionError(
@@ -171,4 +171,4 @@ def compile_expression(
     where = origin if origin is not None else DEFAULT_ORIGIN
     tree = parse(source, where)
     compiled = compile_tree(tree, names, where)
-    return Expression(source, compiled.names, where, compiled.evaluate, compiled.has_comprehension)
+    return Expression(source, compiled.names, where, compiled.evaluate, compiled.needs_budget)

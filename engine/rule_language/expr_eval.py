@@ -22,15 +22,18 @@ answer gives a value, not a crash:
   return one of their operands, as in Python.
 
 Everything else that goes wrong (``"a" + 1``, ``1 / 0``, ``len(5)``, an unbound name) raises
-:class:`~keyaudit.engine.errors.ExpressionError` with a one-line, located message. Results are
-bounded: no list over :data:`MAX_ITEMS` elements, no string built over :data:`MAX_CHARS`
-characters, and no more than :data:`MAX_ITERATIONS` comprehension steps in one evaluation.
+:class:`~keyaudit.engine.errors.ExpressionError` with a one-line, located message. Work and values
+are bounded (:mod:`.expr_limits`): every operation is charged to the evaluation's budget by the
+size of what it touches before it runs, and every value built is checked against the size,
+depth and integer bounds.
 """
 
 from __future__ import annotations
 
 import difflib
+import threading
 from collections.abc import Callable, Collection, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,14 +51,15 @@ __all__ = [
     "Compiled",
     "compile_tree",
     "function_reference",
+    "budgeted",
     "new_scope",
     "type_name",
 ]
 
 from .expr_functions import FUNCTIONS, Function, function_reference
+from .expr_limits import MAX_INT, MIN_INT, Budget
 from .expr_values import (
     _BINARY,
-    _BUDGET,
     _COMPARISONS,
     _PLAIN_TYPES,
     MAX_CHARS,
@@ -81,7 +85,9 @@ class Compiled:
 
     evaluate: Evaluator
     names: frozenset[str]
-    has_comprehension: bool
+    #: Whether evaluation needs a budget in its scope (anything but names, fields and literals
+    #: of scalars does).
+    needs_budget: bool
 
 
 Locals = frozenset  # the comprehension variables visible at a point of the tree
@@ -97,10 +103,12 @@ class _Compiler:
     """
 
     def __init__(self, names: Collection[str], origin: Origin) -> None:
-        self.bound = frozenset(names)
+        # A set-like view is used as is (a rule's [[let]]s share one; copying it per let made
+        # loading quadratic in the number of lets).
+        self.bound = names if isinstance(names, AbstractSet) else frozenset(names)
         self.origin = origin
         self.free: set[str] = set()
-        self.has_comprehension = False
+        self.needs_budget = False
 
     # ---- errors
 
@@ -141,9 +149,12 @@ class _Compiler:
     def number_value(self, token: Token) -> int | float:
         text = str(token)
         try:
-            return float(text) if any(c in text for c in ".eE") else int(text)
+            value = float(text) if any(c in text for c in ".eE") else int(text)
         except ValueError:
             raise self.error_at(token, f"number literal too long: {text[:20]}...") from None
+        if type(value) is int and not MIN_INT <= value <= MAX_INT:
+            raise self.error_at(token, f"integer literal {text[:20]}... exceeds 64 bits")
+        return value
 
     def c_string(self, tree: Tree, local: Locals) -> Evaluator:
         value = decode_string(tree.children[0], self.origin)
@@ -157,6 +168,9 @@ class _Compiler:
 
     def c_false(self, tree: Tree, local: Locals) -> Evaluator:
         return lambda env: False
+
+    # A list or tuple literal has as many elements as the expression has commas: not charged.
+    # Its total size (elements that are themselves big lists) is checked when it is read.
 
     def c_list(self, tree: Tree, local: Locals) -> Evaluator:
         items = [self.compile(child, local) for child in tree.children]
@@ -182,7 +196,7 @@ class _Compiler:
         name = self.check_name(token)
         if name not in local:
             if name not in self.bound:
-                raise self.error_at(token, self.unknown_name(name, local | self.bound))
+                raise self.error_at(token, self.unknown_name(name, local | frozenset(self.bound)))
             self.free.add(name)
         error_at = self.error_at
 
@@ -209,6 +223,7 @@ class _Compiler:
         if isinstance(operand, Tree) and operand.data == "number":
             value = -self.number_value(operand.children[0])
             return lambda env: value
+        self.needs_budget = True
         inner = self.compile(operand, local)
         convert = self.rethrow(minus)
 
@@ -238,7 +253,24 @@ class _Compiler:
         left_tree, symbol, right_tree = tree.children
         left = self.compile(left_tree, local)
         right = self.compile(right_tree, local)
-        return self.binary(symbol, _BINARY[str(symbol)], left, right)
+        apply = _BINARY[str(symbol)]
+        if str(symbol) != "+":  # numbers only: bounded by the 64-bit check in the operator
+            return self.binary(symbol, apply, left, right)
+        self.needs_budget = True
+        convert = self.rethrow(symbol)
+
+        def plus(env: Scope) -> Any:
+            a = left(env)
+            b = right(env)
+            try:
+                value = apply(a, b)
+                if type(value) in _SEQUENCE_RESULTS:
+                    _active.budget.built(value)
+                return value
+            except Exception as error:
+                raise convert(error) from None
+
+        return plus
 
     def c_compare(self, tree: Tree, local: Locals) -> Evaluator:
         if len(tree.children) > 3:
@@ -252,11 +284,42 @@ class _Compiler:
         symbol = " ".join(str(t) for t in op_tree.children)
         left = self.compile(left_tree, local)
         right = self.compile(right_tree, local)
-        if symbol == "==":  # total: never raises, no guard needed
-            return lambda env: left(env) == right(env)
-        if symbol == "!=":
-            return lambda env: left(env) != right(env)
-        return self.binary(op_tree.children[0], _COMPARISONS[symbol], left, right)
+        convert = self.rethrow(op_tree.children[0])
+        if symbol in ("==", "!="):  # total: never raises but for the budget
+            equal = symbol == "=="
+
+            def compare_equal(env: Scope) -> bool:
+                a = left(env)
+                b = right(env)
+                if type(a) in _SEQUENCE_RESULTS and type(b) in _SEQUENCE_RESULTS:
+                    # Outside a comprehension there may be no budget: one comparison of two
+                    # bounded values (at most MAX_SIZE each) is bounded on its own.
+                    budget = getattr(_active, "budget", None)
+                    try:
+                        (budget or Budget()).comparing(a, b)
+                    except Exception as error:
+                        raise convert(error) from None
+                return (a == b) is equal
+
+            return compare_equal
+        self.needs_budget = True
+        apply = _COMPARISONS[symbol]
+        containment = symbol in ("in", "not in")
+
+        def compare(env: Scope) -> Any:
+            a = left(env)
+            b = right(env)
+            try:
+                budget = _active.budget
+                if containment:
+                    budget.charge(1 + budget.reading(b) + budget.reading(a))
+                else:
+                    budget.comparing(a, b)
+                return apply(a, b)
+            except Exception as error:
+                raise convert(error) from None
+
+        return compare
 
     def c_not_(self, tree: Tree, local: Locals) -> Evaluator:
         inner = self.compile(tree.children[0], local)
@@ -310,11 +373,15 @@ class _Compiler:
         start = self.compile(start_tree, local) if start_tree is not None else _constant(None)
         stop = self.compile(stop_tree, local) if stop_tree is not None else _constant(None)
         convert = self.rethrow(tree)
+        self.needs_budget = True
 
         def sliced(env: Scope) -> Any:
             value, low, high = target(env), start(env), stop(env)
             try:
-                return _slice(value, low, high)
+                result = _slice(value, low, high)
+                if type(result) in _SEQUENCE_RESULTS:
+                    _active.budget.charge(len(result))
+                return result
             except Exception as error:
                 raise convert(error) from None
 
@@ -336,25 +403,71 @@ class _Compiler:
             raise self.error_at(token, f"{name}() takes {function.arity()}, got {count}")
         args = [self.compile(arg, local) for arg in arg_trees]
         impl = function.impl
+        cost = function.cost
+        builds = function.builds
         convert = self.rethrow(token)
+        if cost is None and not builds:  # reads and returns a bounded amount: nothing to charge
+            if count == 1:
+                (only,) = args
+
+                def plain1(env: Scope) -> Any:
+                    value = only(env)
+                    try:
+                        return impl(value)
+                    except Exception as error:
+                        raise convert(error) from None
+
+                return plain1
+            if count == 2:
+                return self.binary(token, impl, args[0], args[1])
+
+        self.needs_budget = True
         if count == 1:
             (only,) = args
 
             def call1(env: Scope) -> Any:
                 value = only(env)
                 try:
-                    return impl(value)
+                    budget = _active.budget
+                    if cost is not None:
+                        budget.charge(cost(budget, value))
+                    result = impl(value)
+                    if builds:
+                        budget.built(result)
+                    return result
                 except Exception as error:
                     raise convert(error) from None
 
             return call1
         if count == 2:
-            return self.binary(token, impl, args[0], args[1])
+            first, second = args
+
+            def call2(env: Scope) -> Any:
+                a = first(env)
+                b = second(env)
+                try:
+                    budget = _active.budget
+                    if cost is not None:
+                        budget.charge(cost(budget, a, b))
+                    result = impl(a, b)
+                    if builds:
+                        budget.built(result)
+                    return result
+                except Exception as error:
+                    raise convert(error) from None
+
+            return call2
 
         def call(env: Scope) -> Any:
             values = [arg(env) for arg in args]
             try:
-                return impl(*values)
+                budget = _active.budget
+                if cost is not None:
+                    budget.charge(cost(budget, *values))
+                result = impl(*values)
+                if builds:
+                    budget.built(result)
+                return result
             except Exception as error:
                 raise convert(error) from None
 
@@ -366,7 +479,7 @@ class _Compiler:
         element_tree, variable, iterable_tree, *rest = tree.children
         condition_tree = rest[0] if rest else None
         name = self.check_name(variable)
-        self.has_comprehension = True
+        self.needs_budget = True
         iterable = self.compile(iterable_tree, local)  # the iterable sees the outer scope only
         inner = local | {name}
         element = self.compile(element_tree, inner)
@@ -382,11 +495,11 @@ class _Compiler:
                     raise ExpressionError(f"comprehension over more than {MAX_ITEMS} elements")
             except Exception as error:
                 raise convert(error) from None
-            budget = env[_BUDGET]
-            budget[0] -= len(items)
-            if budget[0] < 0:
-                message = f"evaluation exceeds {MAX_ITERATIONS} comprehension steps in total"
-                raise error_at(tree, message)
+            budget = _active.budget
+            try:
+                budget.charge(len(items))
+            except Exception as error:
+                raise error_at(tree, str(error)) from None
             scope = dict(env)
             out: list = []
             append = out.append
@@ -399,7 +512,10 @@ class _Compiler:
                     scope[name] = item
                     if condition(scope):
                         append(element(scope))
-            return out
+            try:
+                return budget.built(out)
+            except Exception as error:
+                raise error_at(tree, str(error)) from None
 
         return comprehension
 
@@ -428,11 +544,28 @@ def compile_tree(tree: Tree, names: Collection[str], origin: Origin) -> Compiled
         evaluate = compiler.compile(tree, frozenset())
     except RecursionError:
         raise fail(origin, None, None, "expression nests too deeply") from None
-    return Compiled(evaluate, frozenset(compiler.free), compiler.has_comprehension)
+    return Compiled(evaluate, frozenset(compiler.free), compiler.needs_budget)
+
+
+#: The budget of the evaluation running in this thread (:func:`budgeted`).
+_active = threading.local()
+
+
+def budgeted(evaluate: Evaluator, env: Scope) -> Any:
+    """Run ``evaluate(env)`` with a fresh :class:`Budget` (an evaluation inside it, such as a
+    derived attribute, gets its own and the outer one is restored after)."""
+    outer = getattr(_active, "budget", None)
+    _active.budget = Budget()
+    try:
+        return evaluate(env)
+    finally:
+        _active.budget = outer
 
 
 def new_scope(env: Any) -> Scope:
-    """The scope of one evaluation: a copy of ``env`` plus a fresh comprehension budget."""
-    scope = dict(env)
-    scope[_BUDGET] = [MAX_ITERATIONS]
-    return scope
+    """The scope of one evaluation: a copy of ``env`` (the budget lives in :func:`budgeted`)."""
+    return dict(env)
+
+
+#: Results an operator may build that are charged and checked like any value built.
+_SEQUENCE_RESULTS = frozenset({str, list, tuple})

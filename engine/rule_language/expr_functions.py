@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ExpressionError
+from .expr_limits import MAX_ROUND_DIGITS, Budget, check_int, log2_factor
 from .expr_values import (
     _NUMBER_TYPES,
     _SEQUENCE_TYPES,
@@ -36,11 +37,18 @@ class Function:
     ``impl`` receives the evaluated arguments positionally and raises ExpressionError (without a
     location; the call site adds it) for bad input. ``max_args=None`` means variadic. The first
     line of ``impl.__doc__`` is the reference line shown to rule authors.
+
+    ``cost(budget, *args)`` is the number of steps the call is charged *before* it runs (see
+    :mod:`.expr_limits`): what it reads of its arguments; ``None`` for a function that reads a
+    bounded amount (``len``, ``first``, ``abs``...). ``builds`` says whether it returns a new
+    list, tuple or string, which the caller then charges and checks.
     """
 
     impl: Callable[..., Any]
     min_args: int
     max_args: int | None = -1
+    cost: Callable[..., int] | None = None
+    builds: bool = False
     doc: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -58,6 +66,15 @@ class Function:
         return f"{low} {noun}" if low == high else f"{low} to {high} {noun}"
 
 
+def _shown(value: Any) -> str:
+    """A value as an error message shows it: short scalars as written, anything else by type."""
+    if value is None or type(value) in (bool, int, float) or (
+        type(value) is str and len(value) <= 40
+    ):
+        return repr(value)
+    return type_name(value)
+
+
 def _len(x: Any) -> int:
     """len(xs) → int: elements of a list/tuple or characters of a string; len(null) = 0."""
     return len(_sequence(x, "len()"))
@@ -69,14 +86,43 @@ def _unique(xs: Any) -> list:
     seen: set = set()
     for item in _sequence(xs, "unique()"):
         try:
-            if item in seen:
+            marker = item if type(item) is not list else _frozen(item)
+            if marker in seen:
                 continue
-            seen.add(item)
-        except TypeError:  # unhashable (a list): fall back to equality
-            if item in out:
+            seen.add(marker)
+        except TypeError:  # holds a list somewhere: compare a frozen copy
+            marker = _frozen(item)
+            if marker in seen:
                 continue
+            seen.add(marker)
         out.append(item)
     return out
+
+
+class _ListMark(tuple):
+    """A list, frozen: equal to a list's frozen copy only, never to a tuple (as ``[1] != (1,)``)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _ListMark and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(("list", tuple(self)))
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for ``value`` that is equal exactly when the values are equal, so
+    ``unique`` stays linear on lists of lists (it used to compare each with all kept so far)."""
+    kind = type(value)
+    if kind is list:
+        return _ListMark(_frozen(v) for v in value)
+    if kind is tuple:
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 def _comparable_values(values: Iterable, name: str) -> list:
@@ -129,7 +175,7 @@ def _sum(xs: Any) -> Any:
         if not _is_number(item):
             raise ExpressionError(f"sum() adds numbers, not {type_name(item)}")
         total += item
-    return total
+    return check_int(total)
 
 
 def _sorted(xs: Any) -> list:
@@ -213,7 +259,7 @@ def _number(x: Any) -> float | None:
 def _abs(x: Any) -> Any:
     """abs(x) → absolute value of a number; abs(null) = null."""
     if _is_number(x):
-        return abs(x)
+        return check_int(abs(x))
     if x is None:
         return None
     raise ExpressionError(f"abs() takes a number, not {type_name(x)}")
@@ -223,12 +269,15 @@ def _round(x: Any, digits: Any = None) -> Any:
     """round(x[, n]) → x rounded to n decimals (int when n is omitted), half to even like Python: round(2.5) = 2; round(null) = null."""  # noqa: E501
     if digits is not None and type(digits) is not int:
         raise ExpressionError(f"round(x, n) needs an int n, not {type_name(digits)}")
+    if digits is not None and abs(digits) > MAX_ROUND_DIGITS:
+        # round(5, -10**9) would compute 10**(10**9): refuse, do not try
+        raise ExpressionError(f"round(x, n) needs |n| <= {MAX_ROUND_DIGITS}, not {digits}")
     if _is_number(x):
         if digits is None:
             if not math.isfinite(x):
                 raise ExpressionError(f"cannot round {x} to an int")
-            return round(x)
-        return round(x, digits)
+            return check_int(round(x))
+        return check_int(round(x, digits))
     if x is None:
         return None
     raise ExpressionError(f"round() takes a number, not {type_name(x)}")
@@ -238,7 +287,7 @@ def _close(a: Any, b: Any, abs_tol: Any = 0.0, rel_tol: Any = 1e-9) -> bool:
     """close(a, b[, abs_tol[, rel_tol]]) → |a−b| ≤ max(abs_tol, rel_tol·max(|a|,|b|)); defaults 0 and 1e-9; false if a or b is null."""  # noqa: E501
     for name, tol in (("abs_tol", abs_tol), ("rel_tol", rel_tol)):
         if not _is_number(tol) or tol < 0:
-            raise ExpressionError(f"close() needs a number ≥ 0 for {name}, not {tol!r}")
+            raise ExpressionError(f"close() needs a number ≥ 0 for {name}, not {_shown(tol)}")
     if a is None or b is None:
         return False
     if not (_is_number(a) and _is_number(b)):
@@ -256,12 +305,12 @@ def _alphabet(c: Any, name: str) -> str:
         for alphabet in _ALPHABETS:
             if c in alphabet:
                 return alphabet
-    raise ExpressionError(f"{name}() takes one letter, one digit or an int, not {c!r}")
+    raise ExpressionError(f"{name}() takes one letter, one digit or an int, not {_shown(c)}")
 
 
 def _step(c: Any, delta: int, name: str) -> Any:
     if type(c) is int:
-        return c + delta
+        return check_int(c + delta)
     if c is None:
         return None
     alphabet = _alphabet(c, name)
@@ -289,7 +338,7 @@ def _span(a: Any, b: Any) -> Any:
         return list(range(a, b + 1))
     alphabet = _alphabet(a, "span")
     if _alphabet(b, "span") is not alphabet:
-        raise ExpressionError(f"span({a!r}, {b!r}) mixes alphabets")
+        raise ExpressionError(f"span({_shown(a)}, {_shown(b)}) mixes alphabets")
     return list(alphabet[alphabet.index(a) : alphabet.index(b) + 1])
 
 
@@ -367,33 +416,96 @@ def _start(node: Any) -> Any:
 
 def _flatten(xss: Any) -> list:
     """flatten(xss) → one list of the items of each list in xss, in order; null items skipped."""
+    parts = [_sequence(xs, "flatten()") for xs in _sequence(xss, "flatten()") if xs is not None]
+    _check_items(range(sum(map(len, parts))))  # refuse before building
     out: list = []
-    for xs in _sequence(xss, "flatten()"):
-        if xs is None:
-            continue
-        out.extend(_sequence(xs, "flatten()"))
-    return list(_check_items(out))
+    for part in parts:
+        out.extend(part)
+    return out
+
+
+# --------------------------------------------------------------------------- costs
+# What each function reads of its arguments, charged before it runs (see expr_limits).
+
+
+def _reads_all(budget: Budget, *args: Any) -> int:
+    """Every element and character of every argument, nested lists included."""
+    return 1 + sum(budget.reading(a) for a in args)
+
+
+def _reads_items(budget: Budget, *args: Any) -> int:
+    """The top-level elements (or characters) of every argument."""
+    return 1 + sum(len(a) for a in args if type(a) in _SEQUENCE_TYPES)
+
+
+def _extreme_cost(budget: Budget, *args: Any) -> int:
+    return _reads_all(budget, *args)
+
+
+def _sorted_cost(budget: Budget, xs: Any) -> int:
+    n = len(xs) if type(xs) in _SEQUENCE_TYPES else 0
+    return 1 + budget.reading(xs) * log2_factor(n)
+
+
+def _count_cost(budget: Budget, xs: Any, value: Any) -> int:
+    if type(xs) is str:
+        return 1 + len(xs) + (len(value) if type(value) is str else 0)
+    n = len(xs) if type(xs) in _SEQUENCE_TYPES else 0
+    return 1 + budget.reading(xs) + n * budget.reading(value)
+
+
+def _span_cost(budget: Budget, a: Any, b: Any) -> int:
+    if type(a) is int and type(b) is int:
+        return 1 + max(0, min(b - a + 1, MAX_ITEMS + 1))
+    return 1
+
+
+def _node_cost(budget: Budget, node: Any, *rest: Any) -> int:
+    """A walk over a node's subtree: charged by the length of the text it spans."""
+    start, end = getattr(node, "start", None), getattr(node, "end", None)
+    if type(start) is int and type(end) is int:
+        return 1 + max(0, end - start)
+    source = getattr(node, "source", None)
+    return 1 + (len(source) if type(source) is str else 0)
+
+
+def _text_cost(budget: Budget, x: Any) -> int:
+    if type(x) is str:
+        return 1 + len(x)
+    return _node_cost(budget, x) if _is_node(x) else 1
+
+
+def _flatten_cost(budget: Budget, xss: Any) -> int:
+    if type(xss) not in _SEQUENCE_TYPES:
+        return 1
+    return 1 + len(xss) + sum(len(xs) for xs in xss if type(xs) in _SEQUENCE_TYPES)
 
 
 #: The only functions an expression can call. Add an entry to extend the language; its
 #: implementation's first docstring line is the reference line (see :func:`function_reference`).
 FUNCTIONS: dict[str, Function] = {
     "len": Function(_len, 1),
-    "unique": Function(_unique, 1),
-    "min": Function(_min, 1, None),
-    "max": Function(_max, 1, None),
-    "sum": Function(_sum, 1),
-    "sorted": Function(_sorted, 1),
+    "unique": Function(_unique, 1, cost=_reads_all, builds=True),
+    "min": Function(_min, 1, None, cost=_extreme_cost),
+    "max": Function(_max, 1, None, cost=_extreme_cost),
+    "sum": Function(_sum, 1, cost=_reads_items),
+    "sorted": Function(_sorted, 1, cost=_sorted_cost, builds=True),
     "first": Function(_first, 1),
     "last": Function(_last, 1),
-    "count": Function(_count, 2),
-    "any": Function(_any, 1),
-    "all": Function(_all, 1),
+    "count": Function(_count, 2, cost=_count_cost),
+    "any": Function(_any, 1, cost=_reads_items),
+    "all": Function(_all, 1, cost=_reads_items),
     "lower": Function(
-        _string_function("lower", str.lower, "lower(s) → s in lower case; lower(null) = null."), 1
+        _string_function("lower", str.lower, "lower(s) → s in lower case; lower(null) = null."),
+        1,
+        cost=_reads_items,
+        builds=True,
     ),
     "upper": Function(
-        _string_function("upper", str.upper, "upper(s) → s in upper case; upper(null) = null."), 1
+        _string_function("upper", str.upper, "upper(s) → s in upper case; upper(null) = null."),
+        1,
+        cost=_reads_items,
+        builds=True,
     ),
     "strip": Function(
         _string_function(
@@ -402,22 +514,24 @@ FUNCTIONS: dict[str, Function] = {
             "strip(s) → s without leading/trailing whitespace; strip(null) = null.",
         ),
         1,
+        cost=_reads_items,
+        builds=True,
     ),
-    "number": Function(_number, 1),
+    "number": Function(_number, 1, cost=_text_cost),
     "abs": Function(_abs, 1),
     "round": Function(_round, 1, 2),
     "close": Function(_close, 2, 4),
     "succ": Function(_succ, 1),
     "pred": Function(_pred, 1),
-    "span": Function(_span, 2),
-    "tuple": Function(_tuple, 1),
-    "list": Function(_list, 1),
-    "str": Function(_str, 1),
+    "span": Function(_span, 2, cost=_span_cost, builds=True),
+    "tuple": Function(_tuple, 1, cost=_reads_items, builds=True),
+    "list": Function(_list, 1, cost=_reads_items, builds=True),
+    "str": Function(_str, 1, builds=True),
     "coalesce": Function(_coalesce, 1, None),
-    "find": Function(_find, 2),
-    "text": Function(_text, 1),
+    "find": Function(_find, 2, cost=_node_cost, builds=True),
+    "text": Function(_text, 1, builds=True),
     "kind": Function(_kind, 1),
-    "flatten": Function(_flatten, 1),
+    "flatten": Function(_flatten, 1, cost=_flatten_cost, builds=True),
     "start": Function(_start, 1),
 }
 

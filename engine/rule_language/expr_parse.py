@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import resources
 
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
 from ..errors import ExpressionError, located
+from .parser_cache import build_parser
 
 __all__ = ["Origin", "DEFAULT_ORIGIN", "parse", "get_parser", "fail"]
 
@@ -57,14 +59,18 @@ def fail(origin: Origin, line: int | None, column: int | None, message: str) -> 
 
 @lru_cache(maxsize=1)
 def get_parser() -> Lark:
-    """The expression parser, built on first use from the packaged grammar."""
-    return Lark.open_from_package(
-        "keyaudit.grammars",
-        "expr.lark",
+    """The expression parser, built on first use from the packaged grammar.
+
+    Its LALR tables are kept in keyaudit's private cache folder (:mod:`.parser_cache`), never in
+    Lark's pickle cache in the shared temp folder.
+    """
+    text = resources.files("keyaudit.grammars").joinpath("expr.lark").read_text(encoding="utf-8")
+    return build_parser(
+        text,
+        loader=None,
+        runtime={"propagate_positions": True},
         parser="lalr",
-        propagate_positions=True,
         maybe_placeholders=True,
-        cache=True,  # LALR tables kept in the temp folder; rebuilt when the grammar changes
     )
 
 
@@ -189,7 +195,21 @@ def decode_string(token: Token, origin: Origin) -> str:
             out.append(_ESCAPES[code])
             i += 2
         elif code == "u" and _is_hex(body[i + 2 : i + 6]):
-            out.append(chr(int(body[i + 2 : i + 6], 16)))
+            point = int(body[i + 2 : i + 6], 16)
+            low = body[i + 8 : i + 12] if body[i + 6 : i + 8] == "\\u" else ""
+            if 0xD800 <= point < 0xDC00 and _is_hex(low) and 0xDC00 <= int(low, 16) < 0xE000:
+                # a surrogate pair, as JSON writes characters beyond the BMP: one character
+                point = 0x10000 + ((point - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                i += 6
+            elif 0xD800 <= point < 0xE000:
+                column = token.column + 1 + i if token.column is not None else None
+                raise fail(
+                    origin,
+                    token.line,
+                    column,
+                    f"'\\u{point:04x}' is half of a surrogate pair, not a character",
+                )
+            out.append(chr(point))
             i += 6
         else:
             column = token.column + 1 + i if token.column is not None else None

@@ -13,13 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ExpressionError
+from .expr_limits import MAX_CHARS, MAX_ITEMS, MAX_STEPS, check_int
 
-#: Longest list or tuple an expression may build (``+``, comprehensions, ``span``...).
-MAX_ITEMS = 100_000
-#: Longest string an expression may build (``+``, ``str``).
-MAX_CHARS = 100_000
-#: Most comprehension steps (items iterated over, all comprehensions together) per evaluation.
-MAX_ITERATIONS = 1_000_000
+#: Former name of :data:`~.expr_limits.MAX_STEPS` (it counted comprehension steps only).
+MAX_ITERATIONS = MAX_STEPS
 
 Scope = dict[str, Any]
 Evaluator = Callable[[Scope], Any]
@@ -27,8 +24,6 @@ Evaluator = Callable[[Scope], Any]
 _NUMBER_TYPES = (int, float)  # bool is deliberately not a number here: type(True) is bool
 _SEQUENCE_TYPES = (list, tuple, str)
 _PLAIN_TYPES = frozenset({type(None), bool, int, float, str, list, tuple})
-#: Scope key of the iteration budget; "$" cannot start a name, so no expression can read it.
-_BUDGET = "$budget"
 
 
 def type_name(value: Any) -> str:
@@ -58,6 +53,16 @@ def _sequence(value: Any, what: str) -> list | tuple | str:
     raise ExpressionError(f"{what} takes a list, tuple or string, not {type_name(value)}")
 
 
+def _check_length(a: Any, b: Any) -> None:
+    """Refuse ``a + b`` before building it when the result would exceed a limit."""
+    total = len(a) + len(b)
+    if type(a) is str:
+        if total > MAX_CHARS:
+            raise ExpressionError(f"string of {total} characters; the limit is {MAX_CHARS}")
+    elif total > MAX_ITEMS:
+        raise ExpressionError(f"result has {total} elements; the limit is {MAX_ITEMS}")
+
+
 def _check_items(result: list | tuple) -> list | tuple:
     if len(result) > MAX_ITEMS:
         raise ExpressionError(f"result has {len(result)} elements; the limit is {MAX_ITEMS}")
@@ -76,14 +81,12 @@ def _check_chars(result: str) -> str:
 def _add(a: Any, b: Any) -> Any:
     ta, tb = type(a), type(b)
     if ta in _NUMBER_TYPES and tb in _NUMBER_TYPES:
-        return a + b
+        return check_int(a + b)
     if a is None or b is None:
         return None
-    if ta is tb:
-        if ta is str:
-            return _check_chars(a + b)
-        if ta is list or ta is tuple:
-            return _check_items(a + b)
+    if ta is tb and (ta is str or ta is list or ta is tuple):
+        _check_length(a, b)
+        return a + b
     raise ExpressionError(f"cannot add {type_name(a)} and {type_name(b)}")
 
 
@@ -93,7 +96,7 @@ def _arithmetic(symbol: str, function: Callable[[Any, Any], Any]) -> Callable[[A
     def apply(a: Any, b: Any) -> Any:
         if type(a) in _NUMBER_TYPES and type(b) in _NUMBER_TYPES:
             try:
-                return function(a, b)
+                return check_int(function(a, b))
             except ZeroDivisionError:
                 raise ExpressionError("division by zero") from None
         if a is None or b is None:
@@ -165,7 +168,7 @@ _COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
 
 def _negate(value: Any) -> Any:
     if type(value) in _NUMBER_TYPES:
-        return -value
+        return check_int(-value)
     if value is None:
         return None
     raise ExpressionError(f"cannot negate {type_name(value)}")

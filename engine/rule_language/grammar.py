@@ -14,19 +14,31 @@ conflicts are still errors.
 
 from __future__ import annotations
 
+import errno
+import hashlib
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token
+import lark
+from lark import Token
 from lark.exceptions import GrammarError, LarkError, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternRE
 
 from ..errors import RuleError, located
+from ..load.filekind import exists_at_all, file_problem
+from ..load.timelimit import TimeLimitExceeded, time_limit
 from .ast import AttributeHook, Leaf, Node
+from .parser_cache import build_parser
 from .phrases import PhraseError, expand_phrases
 
 BUNDLED_PACKAGE = "keyaudit.grammars"
+#: Largest grammar file read (bytes).
+MAX_GRAMMAR_BYTES = 1024 * 1024
+#: Most grammar files one parser may load through ``%import`` (a cycle or an explosion stops here).
+MAX_IMPORTS = 500
+#: CPU seconds building one parser may take.
+BUILD_SECONDS = 60.0
 
 
 class GrammarParseError(Exception):
@@ -50,60 +62,159 @@ def bundled_grammar_dir() -> Path:
 def resolve_grammar(name: str, rule_dir: Path | None, origin: Path | None = None) -> Path:
     """Find grammar file ``name`` for a rule in ``rule_dir``; refuse anything outside the folders.
 
-    A relative name is tried in the rule's folder first, then in the bundled grammars.
+    A relative name is tried in the rule's folder first, then in the bundled grammars. Links are
+    resolved before the check, so a link out of the folders is refused too; the name must end in
+    ``.lark`` (nothing else is ever opened as a grammar, so no other file's text can appear in
+    a grammar error).
     """
-    candidates: list[Path] = []
+
+    def refuse(message: str) -> RuleError:
+        return RuleError(located(origin, None, None, f"grammar {_shown(name)} {message}"))
+
+    if "\0" in name:
+        raise refuse("contains a NUL character")
+    if len(name) > 1024:
+        raise refuse("is longer than 1,024 characters")
+    if not name.endswith(".lark"):
+        raise refuse("must be a .lark file")
+    allowed = [bundled_grammar_dir().resolve()]
+    candidates = [bundled_grammar_dir() / name]
     if rule_dir is not None:
-        candidates.append((rule_dir / name).resolve())
-    candidates.append((bundled_grammar_dir() / name).resolve())
-    allowed = [bundled_grammar_dir().resolve()] + ([rule_dir.resolve()] if rule_dir else [])
-    for path in candidates:
-        if not any(path == root or root in path.parents for root in allowed):
-            raise RuleError(
-                located(
-                    origin,
-                    None,
-                    None,
-                    f"grammar {name!r} is outside the allowed grammar folders "
-                    f"(the rule's folder and keyaudit's bundled grammars)",
-                )
-            )
-        if path.is_file():
-            return path
-    raise RuleError(
-        located(
-            origin,
-            None,
-            None,
-            f"grammar {name!r} not found in the rule's folder or the bundled grammars",
-        )
-    )
-
-
-def read_grammar_text(path: Path) -> str:
-    """A grammar file's text with its phrase lexicon (``%phrase``/``%part``) compiled in place."""
+        candidates.insert(0, rule_dir / name)
     try:
-        return expand_phrases(path.read_text(encoding="utf-8"))
+        if rule_dir is not None:
+            allowed.append(rule_dir.resolve())
+        for candidate in candidates:
+            path = candidate.resolve()
+            if not any(path == root or root in path.parents for root in allowed):
+                raise refuse(
+                    "is outside the allowed grammar folders "
+                    "(the rule's folder and keyaudit's bundled grammars)"
+                )
+            problem = file_problem(candidate, "a grammar file")
+            if problem is None:
+                return path
+            if problem != "does not exist":
+                raise refuse(problem)
+    except (OSError, RuntimeError, ValueError) as error:  # a link loop, a name too long
+        raise refuse(_reason(error)) from None
+    raise refuse("not found in the rule's folder or the bundled grammars")
+
+
+def _shown(name: str) -> str:
+    return repr(name) if len(name) <= 80 else repr(name[:80]) + "..."
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, RuntimeError) and "loop" in str(error).lower():
+        return "is a symbolic link loop"  # Path.resolve() before Python 3.13
+    if isinstance(error, OSError) and error.errno == errno.ELOOP:
+        return "is a symbolic link loop"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return " ".join(str(error).split()) or type(error).__name__
+
+
+def read_grammar(path: Path) -> str:
+    """A grammar file's text (at most :data:`MAX_GRAMMAR_BYTES`, UTF-8) with its phrase lexicon
+    (``%phrase``/``%part``) compiled in place; RuleError else."""
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(MAX_GRAMMAR_BYTES + 1)
+    except OSError as error:
+        raise RuleError(
+            located(path, None, None, f"cannot read grammar: {_reason(error)}")
+        ) from None
+    if len(data) > MAX_GRAMMAR_BYTES:
+        raise RuleError(
+            located(path, None, None, f"grammar file larger than {MAX_GRAMMAR_BYTES:,} bytes")
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise RuleError(located(path, line, column, "grammar is not UTF-8 text")) from None
+    try:
+        return expand_phrases(text)
     except PhraseError as error:
         raise RuleError(located(path, error.line, error.column, error.message)) from None
 
 
-class _ImportLoader:
-    """A Lark import loader: relative imports from ``base_dir``, then the bundled grammars.
+#: The name the rest of keyaudit reads a grammar file's text by (phrase lexicons compiled in).
+read_grammar_text = read_grammar
 
-    A class with a stable ``repr`` (not a closure): Lark's parser cache keys on the options'
-    text, and every imported file's hash is checked when a cached parser is loaded.
+
+class ImportRefused(Exception):
+    """An ``%import`` the loader will not serve. Not an ``OSError`` on purpose: on ``OSError``
+    Lark would go on to try the importing file's own folder and the current directory itself,
+    outside keyaudit's confinement."""
+
+
+class _ImportLoader:
+    """A Lark import loader confined to the rule's folder, the bundled grammars and Lark's own.
+
+    ``%import .common`` (or ``common``) is looked up in ``base_dir`` (the main grammar's folder),
+    then in keyaudit's bundled grammars, then in Lark's standard grammars. Every path is resolved
+    (links followed) and must stay inside the folder it was found in, be a regular ``.lark`` file
+    and be UTF-8 text of at most :data:`MAX_GRAMMAR_BYTES`; anything else stops the build with
+    :class:`ImportRefused` naming only the import. It records every file it serves (for
+    :mod:`.parser_cache`) and refuses more than :data:`MAX_IMPORTS` loads (an import cycle, or
+    a grammar importing the same files exponentially often).
+
+    A class with a stable ``repr`` (not a closure).
     """
 
     def __init__(self, base_dir: Path) -> None:
         self.base_dir = base_dir
+        self.used: list[tuple[str, str, str]] = []
+
+    def folders(self) -> list[Path]:
+        return [self.base_dir, bundled_grammar_dir(), Path(lark.__file__).parent / "grammars"]
+
+    def locate(self, grammar_path: str) -> tuple[str, str] | None:
+        """``(path, text)`` of the file ``grammar_path`` names, or ``None`` when there is none.
+
+        Raises :class:`ImportRefused` for a file that exists but may not be used.
+        """
+        if "\0" in grammar_path or not grammar_path.endswith(".lark") or len(grammar_path) > 1024:
+            raise ImportRefused(f"import {_shown(grammar_path)}: not a grammar name")
+        for folder in self.folders():
+            try:
+                root = folder.resolve()
+                path = (folder / grammar_path).resolve()
+            except (OSError, RuntimeError, ValueError) as error:
+                raise ImportRefused(f"import {_shown(grammar_path)} {_reason(error)}") from None
+            if not exists_at_all(folder / grammar_path):
+                continue
+            if not (path == root or root in path.parents):
+                raise ImportRefused(
+                    f"import {_shown(grammar_path)} leads outside the allowed grammar folders"
+                )
+            problem = file_problem(folder / grammar_path, "a grammar file")
+            if problem is not None:
+                raise ImportRefused(f"import {_shown(grammar_path)} {problem}")
+            try:
+                return str(path), read_grammar(path)
+            except RuleError as error:
+                raise ImportRefused(f"import {_shown(grammar_path)}: {error}") from None
+        return None
 
     def __call__(self, base_path: str | None, grammar_path: str) -> tuple[str, str]:
-        for folder in (self.base_dir, bundled_grammar_dir()):
-            path = folder / grammar_path
-            if path.is_file():
-                return str(path), read_grammar_text(path)
-        raise OSError(f"cannot find imported grammar {grammar_path!r}")
+        if len(self.used) >= MAX_IMPORTS:
+            raise ImportRefused(
+                f"more than {MAX_IMPORTS} grammar files loaded through %import: "
+                "an import cycle (a grammar importing itself?)"
+            )
+        found = self.locate(grammar_path)
+        if found is None:
+            raise ImportRefused(
+                f"cannot find imported grammar {_shown(grammar_path)} in the rule's folder, "
+                "the bundled grammars or Lark's grammars"
+            )
+        path, text = found
+        self.used.append((grammar_path, path, hashlib.sha256(text.encode()).hexdigest()))
+        return path, text
 
     def __repr__(self) -> str:
         return f"_ImportLoader({str(self.base_dir)!r})"
@@ -148,28 +259,47 @@ class CompiledGrammar:
         # Lark builds our nodes directly (no intermediate Tree), which roughly halves parse time.
         self._source = ""
         self._hook: AttributeHook | None = None
+        self._converted: dict[int, tuple[list, int]] = {}
+        text = read_grammar(path)
         try:
-            self._lark = Lark(
-                read_grammar_text(path),
-                parser="lalr",
-                lexer="contextual",
-                start=start,
-                maybe_placeholders=False,
-                tree_class=_NodeFactory(self),
-                # Lark keeps the built LALR tables in the temp folder, keyed by the grammar's
-                # text and options, and rebuilds when the grammar or an imported file changes.
-                cache=True,
-                import_paths=[_import_loader(path.parent)],
-                source_path=str(path),
-            )
+            with time_limit(BUILD_SECONDS, "building the parser"):
+                # The built LALR tables are cached in keyaudit's private cache folder, keyed by
+                # the grammar's text and options, and rebuilt when an imported file changes.
+                self._lark = build_parser(
+                    text,
+                    loader=_ImportLoader(path.parent),
+                    runtime={"tree_class": _NodeFactory(self), "source_path": str(path)},
+                    parser="lalr",
+                    lexer="contextual",
+                    start=start,
+                    maybe_placeholders=False,
+                )
+        except ImportRefused as error:
+            raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
         except GrammarError as error:
             raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
         except UnexpectedInput as error:
             raise RuleError(
                 located(path, error.line, error.column, f"grammar syntax error: {error}")
             ) from None
-        except (LarkError, OSError, UnicodeDecodeError) as error:
+        except RecursionError:
+            raise RuleError(
+                located(
+                    path,
+                    None,
+                    None,
+                    "grammar error: rules or imports nest too deeply (an %import cycle, or a "
+                    "chain of thousands of rules)",
+                )
+            ) from None
+        except TimeLimitExceeded as error:
             raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
+        except Exception as error:  # noqa: BLE001 - whatever Lark or re make of a hostile grammar
+            raise RuleError(
+                located(
+                    path, None, None, f"grammar error: {type(error).__name__}: {_reason(error)}"
+                )
+            ) from None
 
         #: Free-text grammars (those with a ``WORD`` terminal) recover from a token that fits no
         #: construction by reading it as a plain word; key grammars stay strict.
@@ -214,7 +344,7 @@ class CompiledGrammar:
         """Parse ``text`` into a :class:`Node` tree or raise :class:`GrammarParseError`."""
         try:
             self._source, self._hook = text, hook
-            recovery = _Recovery(self.recover_as) if self.recover_as else None
+            recovery = _Recovery(self.recover_as, len(text)) if self.recover_as else None
             tree = (
                 self._lark.parse(text, on_error=recovery)
                 if recovery is not None
@@ -232,6 +362,7 @@ class CompiledGrammar:
             raise GrammarParseError(text, 0, [], str(error)) from None
         finally:
             self._source, self._hook = "", None
+            self._converted.clear()
         if isinstance(tree, Token):  # a grammar whose start rule is a single terminal
             tree = Node("start", [_leaf(tree)], text, 0, len(text), hook)
         # The root spans the whole text: a node's span otherwise ends at its last kept child,
@@ -241,12 +372,23 @@ class CompiledGrammar:
         return tree
 
     def _build_node(self, kind: str, children: list) -> Node:
-        """Lark's ``tree_class``: build a :class:`Node` from a rule match (tokens → leaves)."""
-        # A list, as Lark splices the children of inlined (_rule) nodes into their parent.
-        items = [_leaf(c) if isinstance(c, Token) else c for c in children]
-        start = items[0].start if items else 0
-        end = items[-1].end if items else start
-        return Node(str(kind), items, self._source, start, end, self._hook)
+        """Lark's ``tree_class``: build a :class:`Node` from a rule match (tokens → leaves).
+
+        Tokens are turned into leaves in place. For a left-recursive list (``_item*``) Lark hands
+        back the previous node's children list with one item appended; only the items not seen
+        before are converted, which keeps building the tree linear in the number of items
+        instead of quadratic.
+        """
+        seen = self._converted.get(id(children))
+        done = seen[1] if seen is not None and seen[0] is children else 0
+        for index in range(done, len(children)):
+            child = children[index]
+            if isinstance(child, Token):
+                children[index] = _leaf(child)
+        self._converted[id(children)] = (children, len(children))
+        start = children[0].start if children else 0
+        end = children[-1].end if children else start
+        return Node(str(kind), children, self._source, start, end, self._hook)
 
 
 class _Recovery:
@@ -256,20 +398,21 @@ class _Recovery:
     token (``GROUP_SEP`` for "and" after a block letter) that the current construction cannot
     continue with. The intended reading is then that the construction has ended and the token is
     filler: feeding it as ``WORD`` does exactly that. Where even a word cannot follow, the token
-    is dropped. Recoveries are bounded, so parsing time stays linear in the text.
+    is dropped. Every recovery consumes at least one character (or ends the text), so at most
+    ``len(text) + 2`` are ever needed: that is the bound, and noise after the claims, however long,
+    never turns an answer into "answer unparseable". Time stays linear in the text.
     """
 
-    LIMIT = 500
-
-    def __init__(self, word: str) -> None:
+    def __init__(self, word: str, length: int) -> None:
         self.word = word
         self.used = 0
+        self.limit = length + 2
         #: The terminal names of the tokens recovered (read as a word or dropped), in order.
         self.kinds: list[str] = []
 
     def __call__(self, error: UnexpectedInput) -> bool:
         self.used += 1
-        if self.used > self.LIMIT:
+        if self.used > self.limit:
             return False
         if isinstance(error, UnexpectedToken):
             self.kinds.append(str(error.token.type))

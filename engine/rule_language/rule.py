@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,9 @@ from .certainty import CertaintySpec
 from .claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from .expr import Expression, Origin, compile_expression
 from .grammar import CompiledGrammar, compile_grammar, resolve_grammar
+
+#: ``[output]`` names the ``score`` command prints itself (its verdict fields).
+RESERVED_OUTPUTS = ("id", "accept", "reason", "detail")
 
 #: Reasons the engine itself gives, before any rule clause runs.
 ANSWER_MISSING = "answer missing"
@@ -186,16 +191,21 @@ class _Locator:
     def __init__(self, path: Path, text: str) -> None:
         self.path = path
         self.lines = text.splitlines()
+        #: table -> the line numbers of its headers, found once (a rule with thousands of
+        #: [[let]]s used to rescan the file for each one: quadratic).
+        self._headers: dict[str, list[int]] = {}
 
     def _block_start(self, table: str, index: int | None) -> int:
-        header = re.compile(rf"^\s*\[\[?\s*{re.escape(table)}\s*\]\]?\s*(#.*)?$")
-        seen = -1
-        for number, line in enumerate(self.lines):
-            if header.match(line):
-                seen += 1
-                if index is None or seen == index:
-                    return number
-        return 0
+        starts = self._headers.get(table)
+        if starts is None:
+            header = re.compile(rf"^\s*\[\[?\s*{re.escape(table)}\s*\]\]?\s*(#.*)?$")
+            starts = [n for n, line in enumerate(self.lines) if header.match(line)]
+            self._headers[table] = starts
+        if not starts:
+            return 0
+        if index is None:
+            return starts[0]
+        return starts[index] if index < len(starts) else 0
 
     def find(self, table: str, index: int | None, name: str) -> tuple[int | None, int | None]:
         """1-based (line, column of the value's first character) of ``name = ...``."""
@@ -231,6 +241,49 @@ class _Locator:
             return RuleError(located(self.path, line, None, message))
         line, column = self.find(table, index, name)
         return RuleError(located(self.path, line, column, message))
+
+
+class _BoundNames(AbstractSet[str]):
+    """The names bound so far while [[let]]s load, shared by every let's expression.
+
+    Each let may use the names bound before it. A snapshot is a view of the first ``n`` names,
+    so compiling each of n lets costs O(1) in names, not a copy of all the names before it.
+    """
+
+    def __init__(self, initial: set[str]) -> None:
+        self._order: dict[str, int] = {name: 0 for name in initial}
+
+    def add(self, name: str) -> None:
+        self._order[name] = len(self._order)
+
+    def snapshot(self) -> AbstractSet[str]:
+        return _NamesBefore(self._order, len(self._order))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._order
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+
+class _NamesBefore(AbstractSet[str]):
+    """The names of a :class:`_BoundNames` bound before position ``limit``."""
+
+    def __init__(self, order: dict[str, int], limit: int) -> None:
+        self._order, self._limit = order, limit
+
+    def __contains__(self, name: object) -> bool:
+        position = self._order.get(name)  # type: ignore[arg-type]
+        return position is not None and position < self._limit
+
+    def __iter__(self) -> Iterator[str]:
+        return (n for n, i in self._order.items() if i < self._limit)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 def _type_names(kind: type | tuple[type, ...]) -> str:
@@ -335,6 +388,10 @@ def _answer_format(raw: dict[str, Any], loc: _Locator) -> AnswerFormat:
                 "answer", None, "replace", 'replace must be a list of ["from", "to"] pairs'
             )
         replace = tuple((a, b) for a, b in pairs)
+        if any(not a for a, _ in replace):
+            raise loc.error(
+                "answer", None, "replace", "replace pairs need a non-empty text to replace"
+            )
     which = raw.get("which", defaults.which)
     if which not in ("last", "first"):
         raise loc.error("answer", None, "which", 'which must be "last" or "first"')
@@ -352,7 +409,7 @@ def load_rule(path: str | Path) -> Rule:
     """Load, check and compile the rule file at ``path`` (any error: :class:`RuleError`)."""
     path = Path(path)
     data = load_toml(path, RuleError)
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")  # known good: load_toml read and decoded it
     loc = _Locator(path, text)
     _check_schema(data, loc)
     head = data["rule"]
@@ -361,7 +418,7 @@ def load_rule(path: str | Path) -> Rule:
     answer_grammar = compile_grammar(resolve_grammar(head["answer_grammar"], rule_dir, path))
 
     def compile_at(
-        table: str, index: int | None, name: str, source: str, names: set[str]
+        table: str, index: int | None, name: str, source: str, names: AbstractSet[str]
     ) -> Expression:
         return compile_expression(
             source, names=names, origin=loc.origin(table, index, name, source)
@@ -400,13 +457,13 @@ def load_rule(path: str | Path) -> Rule:
         for kind in kinds:
             attributes.setdefault(kind, {})[entry["name"]] = expr
     claims, claims_target = _claims(data.get("claims"), loc, answer_grammar, compile_at)
-    names = {"key", "answer", "target"} | ({"claims"} if claims else set())
+    names = _BoundNames({"key", "answer", "target"} | ({"claims"} if claims else set()))
     lets = []
     for index, entry in enumerate(data.get("let", [])):
         name = entry["name"]
         if not _NAME.match(name) or name in names:
             raise loc.error("let", index, "name", f"let name {name!r} is invalid or already bound")
-        lets.append((name, compile_at("let", index, "expr", entry["expr"], set(names))))
+        lets.append((name, compile_at("let", index, "expr", entry["expr"], names.snapshot())))
         names.add(name)
     requirements = []
     for index, entry in enumerate(data.get("require", [])):
@@ -422,6 +479,15 @@ def load_rule(path: str | Path) -> Rule:
         )
     if not requirements:
         raise loc.error("require", None, None, "a rule needs at least one [[require]] clause")
+    for name in data.get("output", {}):
+        if name in RESERVED_OUTPUTS:
+            raise loc.error(
+                "output",
+                None,
+                name,
+                f"[output] name {name!r} is reserved: `score` prints "
+                f"{', '.join(RESERVED_OUTPUTS)} itself; choose another name",
+            )
     outputs = {
         name: compile_at("output", None, name, src, names)
         for name, src in data.get("output", {}).items()

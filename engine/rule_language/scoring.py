@@ -7,16 +7,29 @@ the reason; if none fails the answer is accepted. ``[output]`` values are report
 
 Every input string gets a verdict: a missing answer line, a grammar failure or an expression that
 fails on a strange answer become rejections with a named built-in reason, never an exception.
+Every answer is scored within the bounds of :mod:`.answer_limits` (length, cleaning, CPU time,
+outputs) and :mod:`.expr_limits` (work and values of each expression); exceeding one is the
+verdict **rule error** naming the limit.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from ..errors import ExpressionError
 from ..load.answer_line import find_answer_line
+from ..load.timelimit import ANSWER_SECONDS, TimeLimitExceeded, time_limit
+from .answer_limits import (
+    MAX_ANSWER_CHARS,
+    MAX_KEY_CHARS,
+    MAX_SLOW_ANSWERS,
+    Outputs,
+    bounded_replace,
+    cut_answer,
+)
 from .ast import Node
 from .certainty import grammar_vocabulary, unplaced_material
 from .claims import TRIGGER_KINDS, ClaimSet, read_claims
@@ -31,13 +44,26 @@ from .rule import (
     Rule,
 )
 
-#: Most (key, answer) verdicts remembered by one scorer before the memo starts afresh.
+#: Most (key, answer) verdicts remembered by one scorer before the memo starts afresh, and the
+#: most characters of answers it may hold; the same for parsed answer trees, and parsed keys.
 _MEMO_LIMIT = 65_536
+_MEMO_CHARS = 8_000_000
+_TREE_CHARS = 2_000_000
+_KEYS_LIMIT = 65_536
 
-#: Longest answer text the grammar is given; longer text is cut (parsing time stays bounded).
-MAX_ANSWER_CHARS = 4000
 #: How much of the end of a response the certainty check reads as a whole answer.
 WHOLE_RESPONSE_CHARS = 600
+
+__all__ = [
+    "MAX_ANSWER_CHARS",
+    "ParsedKey",
+    "Record",
+    "Scorer",
+    "Verdict",
+    "clean_answer",
+    "jsonable",
+    "normalise_characters",
+]
 
 
 @dataclass(frozen=True)
@@ -86,9 +112,12 @@ class Record:
 
 
 def jsonable(value: Any) -> Any:
-    """Tuples become lists and nodes their text, so values serialise to JSON."""
+    """Tuples become lists, nodes their text and non-finite numbers null (JSON has no
+    ``Infinity``), so values serialise to valid JSON."""
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     text = getattr(value, "text", None)
@@ -100,16 +129,24 @@ def _deletions(characters: str) -> dict[int, None]:
     return {ord(c): None for c in characters}
 
 
-def normalise_characters(text: str, fmt: AnswerFormat) -> str:
-    """The ``[answer]`` replacements and deletions (curly quotes, dashes, markdown), nothing else."""
+def normalise_characters(text: str, fmt: AnswerFormat, limit: int | None = None) -> str:
+    """The ``[answer]`` replacements and deletions (curly quotes, dashes, markdown), nothing else.
+
+    With ``limit``, a replacement that lengthens the text keeps only its first ``limit``
+    characters (:func:`~.answer_limits.bounded_replace`).
+    """
     for old, new in fmt.replace:
-        text = text.replace(old, new)
+        text = text.replace(old, new) if limit is None else bounded_replace(text, old, new, limit)
     return text.translate(_deletions(fmt.delete)) if fmt.delete else text
 
 
 def clean_answer(text: str, fmt: AnswerFormat) -> str:
-    """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, trimming."""
-    text = " ".join(normalise_characters(text, fmt).split())
+    """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, trimming.
+
+    The text is cut to :data:`MAX_ANSWER_CHARS` first and again at the end.
+    """
+    text = normalise_characters(cut_answer(text), fmt, MAX_ANSWER_CHARS)
+    text = " ".join(text.split())
     text = text.strip(fmt.trim)
     if fmt.lowercase:
         text = text.lower()
@@ -123,11 +160,16 @@ class Scorer:
         self.rule = rule
         self._keys: dict[str, ParsedKey] = {}
         self._memo: dict[tuple[str, str], Verdict] = {}
+        self._memo_chars = 0
         #: Parsed answer trees by cleaned text: one answer line is parsed once, whatever its key
         #: (trees and their attributes do not depend on the key; claims are read per key).
         self._trees: dict[str, Node] = {}
+        self._tree_chars = 0
+        #: Answers that exceeded the time limit so far (see answer_limits.MAX_SLOW_ANSWERS).
+        self.slow_answers = 0
         self._words: frozenset[str] | None = None
         self._doubts: dict[tuple[str, str, bool], tuple[str, ...]] = {}
+        self._doubt_chars = 0
         #: The environment of the last answer scored, reused by its certainty check.
         self._last_env: tuple[str, str, dict[str, Any]] | None = None
         attributes = rule.attributes
@@ -158,25 +200,35 @@ class Scorer:
         cached = self._keys.get(key)
         if cached is not None:
             return cached
-        try:
-            node = self.rule.key_grammar.parse(key, self._hook)
-        except GrammarParseError as error:
-            parsed = ParsedKey(key, None, {}, error=str(error))
+        if len(key) > MAX_KEY_CHARS:
+            parsed = ParsedKey(key, None, {}, error=f"key longer than {MAX_KEY_CHARS:,} characters")
         else:
-            target = {
-                name: expr.evaluate({"key": node}) for name, expr in self.rule.key_values.items()
-            }
-            template, slots = self.rule.key_grammar.template(node)
-            claims_target = (
-                self.rule.claims_target.evaluate({"key": node})
-                if self.rule.claims_target is not None
-                else None
-            )
-            parsed = ParsedKey(
-                key, node, target, template=template, slots=slots, claims_target=claims_target
-            )
+            parsed = self._parse_key(key)
+        if len(self._keys) >= _KEYS_LIMIT:
+            self._keys.clear()
         self._keys[key] = parsed
         return parsed
+
+    def _parse_key(self, key: str) -> ParsedKey:
+        try:
+            with time_limit(ANSWER_SECONDS, "parsing this key"):
+                node = self.rule.key_grammar.parse(key, self._hook)
+        except GrammarParseError as error:
+            return ParsedKey(key, None, {}, error=str(error))
+        except TimeLimitExceeded as error:
+            return ParsedKey(key, None, {}, error=f"{error} ({_BACKTRACKING})")
+        except RecursionError:
+            return ParsedKey(key, None, {}, error="the key's parse tree nests too deeply")
+        target = {name: expr.evaluate({"key": node}) for name, expr in self.rule.key_values.items()}
+        template, slots = self.rule.key_grammar.template(node)
+        claims_target = (
+            self.rule.claims_target.evaluate({"key": node})
+            if self.rule.claims_target is not None
+            else None
+        )
+        return ParsedKey(
+            key, node, target, template=template, slots=slots, claims_target=claims_target
+        )
 
     def score(self, key: str, response: str) -> Verdict:
         """Score a full stored response (its answer line is found here) against ``key``.
@@ -189,7 +241,13 @@ class Scorer:
             verdict = Verdict(False, ANSWER_MISSING, self._empty_values())
         else:
             verdict = self.score_answer_text(key, line.text)
-        reasons = self.certainty(key, response, verdict)
+        try:
+            with time_limit(ANSWER_SECONDS, "judging the verdict's certainty"):
+                reasons = self.certainty(key, response, verdict)
+        except TimeLimitExceeded as error:
+            reasons = (str(error),)
+        except RecursionError:
+            reasons = ("judging the verdict's certainty nests too deeply for Python",)
         return replace(verdict, uncertain=reasons) if reasons else verdict
 
     def certainty(self, key: str, response: str, verdict: Verdict) -> tuple[str, ...]:
@@ -216,8 +274,10 @@ class Scorer:
                 except GrammarParseError:
                     tree = None
                 doubts = () if tree is None else tuple(self._tree_doubts(parsed_key, tree, doubtful))
-                if len(self._doubts) >= _MEMO_LIMIT:
+                self._doubt_chars += len(text)
+                if len(self._doubts) >= _MEMO_LIMIT or self._doubt_chars > _MEMO_CHARS:
                     self._doubts.clear()
+                    self._doubt_chars = len(text)
                 self._doubts[memo_key] = doubts
             reasons += doubts
         if not verdict.accept and verdict.reason.endswith("missing"):
@@ -272,7 +332,9 @@ class Scorer:
                 reasons.append("a claim made under a condition ('if', 'otherwise') was counted")
             if others and any(c.subject is None and not c.retracted for c in found):
                 named = ", ".join(sorted(str(o) for o in others))
-                reasons.append(f"a claim without a subject was taken as the target's ({named} also named)")
+                reasons.append(
+                    f"a claim without a subject was taken as the target's ({named} also named)"
+                )
         return reasons
 
     def _vocabulary(self) -> frozenset[str]:
@@ -284,16 +346,43 @@ class Scorer:
         """Score the text of an answer line (after the label) against ``key``.
 
         Scoring is a pure function of (key, answer), so repeated pairs (the baseline tries every
-        candidate answer on every item) are answered from a bounded memo.
+        candidate answer on every item) are answered from a bounded memo. The answer is cut to
+        :data:`MAX_ANSWER_CHARS` before anything else.
         """
+        raw_answer = cut_answer(raw_answer)
         memo_key = (key, raw_answer)
         verdict = self._memo.get(memo_key)
         if verdict is None:
-            verdict = self._score_answer_text(key, raw_answer)
-            if len(self._memo) >= _MEMO_LIMIT:
+            verdict = self._score_bounded(key, raw_answer)
+            self._memo_chars += len(raw_answer)
+            if len(self._memo) >= _MEMO_LIMIT or self._memo_chars > _MEMO_CHARS:
                 self._memo.clear()
+                self._memo_chars = len(raw_answer)
             self._memo[memo_key] = verdict
         return verdict
+
+    def _score_bounded(self, key: str, raw_answer: str) -> Verdict:
+        """:meth:`_score_answer_text` within the answer's CPU-time bound."""
+        if self.slow_answers >= MAX_SLOW_ANSWERS:
+            return Verdict(
+                False,
+                RULE_ERROR,
+                self._empty_values(),
+                raw_answer,
+                f"not scored: {self.slow_answers} answers already exceeded the time limit of "
+                f"{ANSWER_SECONDS:g} s of CPU time per answer ({_BACKTRACKING})",
+            )
+        try:
+            with time_limit(ANSWER_SECONDS, "scoring this answer"):
+                return self._score_answer_text(key, raw_answer)
+        except TimeLimitExceeded as error:
+            self.slow_answers += 1
+            detail = f"{error} ({_BACKTRACKING})"
+        except RecursionError:
+            detail = "the answer's parse tree or a value nests too deeply for Python"
+        except MemoryError:
+            detail = "scoring this answer ran out of memory"
+        return Verdict(False, RULE_ERROR, self._empty_values(), raw_answer, detail)
 
     def _score_answer_text(self, key: str, raw_answer: str) -> Verdict:
         rule = self.rule
@@ -307,40 +396,48 @@ class Scorer:
             answer = self._parse_answer(text)
         except GrammarParseError as error:
             return Verdict(False, ANSWER_UNPARSEABLE, self._empty_values(), raw_answer, str(error))
+        outputs = Outputs()
         try:
             env = self._environment(parsed_key, answer)
             self._last_env = (key, text, env)
-            values = {name: jsonable(expr.evaluate(env)) for name, expr in rule.outputs.items()}
+            values = {
+                name: outputs.convert(name, expr.evaluate(env))
+                for name, expr in rule.outputs.items()
+            }
+            notes = "; ".join(outputs.notes)
             for requirement in rule.requirements:
                 if requirement.when is not None and not requirement.when.evaluate(env):
                     continue
                 if not requirement.check.evaluate(env):
-                    return Verdict(False, requirement.reason, values, raw_answer)
+                    return Verdict(False, requirement.reason, values, raw_answer, notes)
         except ExpressionError as error:
             return Verdict(False, RULE_ERROR, self._empty_values(), raw_answer, str(error))
-        return Verdict(True, "", values, raw_answer)
+        return Verdict(True, "", values, raw_answer, notes)
 
     def _parse_answer(self, text: str) -> Node:
         """The answer grammar's tree for a cleaned answer text, parsed once per distinct text."""
         tree = self._trees.get(text)
         if tree is None:
             tree = self.rule.answer_grammar.parse(text, self._hook)
-            if len(self._trees) >= _MEMO_LIMIT:
+            self._tree_chars += len(text)
+            if len(self._trees) >= _MEMO_LIMIT or self._tree_chars > _TREE_CHARS:
                 self._trees.clear()
+                self._tree_chars = len(text)
             self._trees[text] = tree
         return tree
 
     def explain(self, key: str, raw_answer: str) -> tuple[Verdict, ClaimSet | None]:
         """The verdict on one answer text and the claims the layer read from it."""
-        verdict = self._score_answer_text(key, raw_answer)
+        verdict = self._score_bounded(key, cut_answer(raw_answer))
         parsed_key = self.parse_key(key)
         text = clean_answer(raw_answer, self.rule.answer_format)
         if self.rule.claims is None or parsed_key.node is None or not text:
             return verdict, None
         try:
-            answer = self._parse_answer(text)
-            return verdict, read_claims(answer, self.rule.claims, parsed_key.claims_target)
-        except (GrammarParseError, ExpressionError):
+            with time_limit(ANSWER_SECONDS, "reading this answer's claims"):
+                answer = self._parse_answer(text)
+                return verdict, read_claims(answer, self.rule.claims, parsed_key.claims_target)
+        except (GrammarParseError, ExpressionError, TimeLimitExceeded, RecursionError):
             return verdict, None
 
     def trace(self, key: str, raw_answer: str) -> list[tuple[Requirement, bool | None]]:
@@ -350,6 +447,13 @@ class Scorer:
         text = clean_answer(raw_answer, self.rule.answer_format)
         if parsed_key.node is None or not text:
             return []
+        try:
+            with time_limit(ANSWER_SECONDS, "tracing this answer"):
+                return self._trace(parsed_key, text)
+        except (TimeLimitExceeded, RecursionError):
+            return []
+
+    def _trace(self, parsed_key: ParsedKey, text: str) -> list[tuple[Requirement, bool | None]]:
         try:
             answer = self._parse_answer(text)
             env = self._environment(parsed_key, answer)
@@ -381,3 +485,9 @@ class Scorer:
 
     def _empty_values(self) -> dict[str, Any]:
         return dict.fromkeys(self.rule.outputs)
+
+
+_BACKTRACKING = (
+    "a grammar terminal probably backtracks catastrophically: nested or overlapping repeats "
+    "such as (a|aa)+ or (\\w+\\s?)*"
+)

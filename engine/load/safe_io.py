@@ -1,0 +1,186 @@
+"""keyaudit's private cache folders: created 0700, opened once, every entry read and written
+through the folder's descriptor, never through a path another user could redirect.
+
+Two caches live here, each in its own sub-folder of the *cache root* (:func:`cache_root`):
+``keys/`` (the validated key corpus, :mod:`.keycache`) and ``parsers/`` (built LALR tables,
+:mod:`keyaudit.engine.rule_language.parser_cache`). Both are optimisations: any doubt about a
+folder or an entry makes it a miss, never an error.
+
+The rules, and why:
+
+* A folder is used only if, opened with ``O_NOFOLLOW``, it is a directory owned by the current
+  user that neither group nor others can write. It is created ``0700``. Everything after that
+  goes through its file descriptor (``dir_fd``), so renaming or replacing the folder's path
+  afterwards (another user's trick in a shared parent such as ``/tmp``) cannot redirect a read
+  or a write.
+* An entry is read only if, opened with ``O_NOFOLLOW``, it is a regular file owned by the current
+  user that neither group nor others can write, and no larger than the caller's limit.
+* An entry is written to a fresh temporary file (``O_EXCL``, ``0600``) in the same folder and
+  renamed over the old one, so a reader sees the old entry or the new one, never half of one;
+  a write killed half-way leaves a temporary file that :meth:`PrivateDir.prune` removes later.
+* Caching needs POSIX (``O_NOFOLLOW``, ``dir_fd``); elsewhere it is off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+#: ``KEYAUDIT_CACHE_DIR`` values that turn every cache off.
+OFF_VALUES = ("", "off", "0", "none")
+#: A temporary file older than this (seconds) belongs to a write that was killed.
+STALE_TEMPORARY = 600.0
+_TEMPORARY_PREFIX = ".tmp-"
+
+
+def cache_root() -> Path | None:
+    """The cache root (``$KEYAUDIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/keyaudit``, else
+    ``~/.cache/keyaudit``), or ``None`` when caching is off."""
+    configured = os.environ.get("KEYAUDIT_CACHE_DIR")
+    if configured is not None:
+        return None if configured.strip().lower() in OFF_VALUES else Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "keyaudit"
+
+
+def supported() -> bool:
+    """Whether this platform has what safe caching needs."""
+    return (
+        os.name == "posix"
+        and hasattr(os, "O_NOFOLLOW")
+        and hasattr(os, "O_DIRECTORY")
+        and os.open in os.supports_dir_fd
+        and hasattr(os, "geteuid")
+    )
+
+
+def _private(info: os.stat_result) -> bool:
+    """Owned by us, and nobody else may write it."""
+    return info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+class PrivateDir:
+    """One cache sub-folder, held open by descriptor. Use :meth:`open`; close when done."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd = fd
+        self.path = path
+
+    @classmethod
+    def open(cls, name: str) -> PrivateDir | None:
+        """The private folder ``<cache root>/<name>``, created if missing; ``None`` if caching is
+        off, unsupported, or the folder is not safe to use."""
+        root = cache_root()
+        if root is None or not supported():
+            return None
+        path = root / name
+        try:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with contextlib.suppress(FileExistsError):
+                path.mkdir(mode=0o700)
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except (OSError, ValueError):
+            return None
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode) and _private(info):
+                return cls(fd, path)
+        except OSError:
+            pass
+        os.close(fd)
+        return None
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+
+    def __enter__(self) -> PrivateDir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def read(self, entry: str, max_bytes: int) -> bytes | None:
+        """The bytes of ``entry`` if it is a private regular file of at most ``max_bytes``."""
+        try:
+            fd = os.open(
+                entry,
+                os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                dir_fd=self.fd,
+            )
+        except (OSError, ValueError):
+            return None
+        try:
+            info = os.fstat(fd)
+            if not (stat.S_ISREG(info.st_mode) and _private(info)) or info.st_size > max_bytes:
+                return None
+            chunks = []
+            remaining = info.st_size + 1  # one byte more shows a file that grew meanwhile
+            while remaining > 0:
+                chunk = os.read(fd, min(remaining, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+            data = b"".join(chunks)
+            return data if len(data) <= max_bytes else None
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
+    def write(self, entry: str, data: bytes) -> bool:
+        """Replace ``entry`` by ``data`` atomically; ``False`` if that failed (nothing is left)."""
+        temporary = f"{_TEMPORARY_PREFIX}{secrets.token_hex(8)}"
+        try:
+            fd = os.open(
+                temporary,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o600,
+                dir_fd=self.fd,
+            )
+        except (OSError, ValueError):
+            return False
+        try:
+            with os.fdopen(fd, "wb") as stream:
+                stream.write(data)
+            os.replace(temporary, entry, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+            return True
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=self.fd)
+            return False
+
+    def prune(self, is_entry: Callable[[str], bool], keep: int) -> None:
+        """Remove temporary files of killed writes, and all but the ``keep`` newest entries."""
+        now = time.time()
+        entries: list[tuple[float, str]] = []
+        try:
+            names = os.listdir(self.fd)
+        except OSError:
+            return
+        for name in names:
+            try:
+                info = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if name.startswith(_TEMPORARY_PREFIX):
+                if now - info.st_mtime > STALE_TEMPORARY:
+                    with contextlib.suppress(OSError):
+                        os.unlink(name, dir_fd=self.fd)
+            elif is_entry(name) and stat.S_ISREG(info.st_mode):
+                entries.append((info.st_mtime, name))
+        entries.sort(reverse=True)
+        for _, name in entries[keep:]:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=self.fd)
+
+    def touch(self, entry: str) -> None:
+        """Mark ``entry`` as recently used (pruning keeps the newest)."""
+        with contextlib.suppress(OSError, NotImplementedError):
+            os.utime(entry, dir_fd=self.fd, follow_symlinks=False)

@@ -1,0 +1,217 @@
+"""Built LALR parsers, cached as plain data in keyaudit's private cache folder.
+
+Building a parser's LALR tables costs tens of milliseconds per grammar; keyaudit caches them. It
+does **not** use Lark's own ``cache=True``: that unpickles a file with a predictable name in the
+shared temp folder, so another local user who plants a pickle there runs code as whoever runs
+keyaudit next. Instead:
+
+* entries live in the private folder ``parsers/`` of the cache root (see
+  :mod:`keyaudit.engine.load.safe_io`: created ``0700``, owner and mode checked, read and written
+  through the folder's descriptor, written atomically);
+* an entry is *data*, not pickle: the tables Lark serialises (dicts, lists, tuples, strings and
+  numbers) as tagged JSON, turned back into Lark's own classes by Lark's deserialiser, which only
+  instantiates the classes it names itself. Loading an entry cannot run code;
+* an entry is keyed by the grammar's text, the options that shape the tables, and the Lark and
+  Python versions; it records every imported grammar file (as asked for, where it was found, and
+  a SHA-256 of its text), and is used only if each import still resolves to the same file with
+  the same text. A SHA-256 of the payload is checked before decoding;
+* anything odd is a miss: the parser is built again and the entry rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from typing import Any, Protocol
+
+import lark
+from lark import Lark
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
+
+from ..load.safe_io import PrivateDir
+
+FORMAT = "parsers-v1"
+FOLDER = "parsers"
+#: Entries kept (most recently used first).
+KEEP = 64
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+_SUFFIX = ".json"
+#: Options given back when a parser is loaded (they hold Python objects, not table data).
+_RUNTIME_OPTIONS = {"tree_class", "import_paths", "source_path", "propagate_positions"}
+_DROPPED_OPTIONS = _RUNTIME_OPTIONS | {
+    "cache",
+    "lexer_callbacks",
+    "postlex",
+    "transformer",
+    "edit_terminals",
+    "_plugins",
+}
+
+
+class RecordingLoader(Protocol):
+    """What a Lark import loader must offer to be cached: it records each file it returns and
+    can say, later, where a name resolves now (``None``: nowhere)."""
+
+    #: (name asked for, path found, SHA-256 of the text), one per file returned.
+    used: list[tuple[str, str, str]]
+
+    def __call__(self, base_path: str | None, grammar_path: str) -> tuple[str, str]: ...
+
+    def locate(self, grammar_path: str) -> tuple[str, str] | None: ...
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def entry_key(grammar: str, options: dict[str, Any]) -> str:
+    """Key of a grammar's tables: its text, the table-shaping options, Lark's and Python's versions."""
+    shaping = {k: v for k, v in options.items() if k not in _DROPPED_OPTIONS}
+    digest = hashlib.sha256(FORMAT.encode())
+    digest.update(f"\0{lark.__version__}\0{sys.version_info[:2]}\0".encode())
+    digest.update(repr(sorted(shaping.items())).encode())
+    digest.update(b"\0" + grammar.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def build_parser(
+    grammar: str,
+    *,
+    loader: RecordingLoader | None,
+    runtime: dict[str, Any],
+    **options: Any,
+) -> Lark:
+    """A Lark LALR parser for ``grammar``: from the cache when a valid entry exists, else built
+    (``import_paths=[loader]``) and stored. ``runtime`` options (``tree_class``, ``source_path``,
+    ``propagate_positions``) are given to the parser either way."""
+    key = entry_key(grammar, options)
+    folder = PrivateDir.open(FOLDER)
+    if folder is not None:
+        with folder:
+            cached = _read(folder, key, loader, runtime)
+            if cached is not None:
+                return cached
+    import_paths = [loader] if loader is not None else []
+    parser = Lark(grammar, import_paths=import_paths, **options, **runtime)
+    if folder is not None:
+        _write(key, parser, loader)
+    return parser
+
+
+def _read(
+    folder: PrivateDir, key: str, loader: RecordingLoader | None, runtime: dict[str, Any]
+) -> Lark | None:
+    name = key[:40] + _SUFFIX
+    data = folder.read(name, MAX_ENTRY_BYTES)
+    if data is None:
+        return None
+    try:
+        newline = data.index(b"\n")
+        header = json.loads(data[:newline])
+        payload = data[newline + 1 :]
+        if not (
+            isinstance(header, dict)
+            and header.get("format") == FORMAT
+            and header.get("key") == key
+            and header.get("sha256") == hashlib.sha256(payload).hexdigest()
+            and _imports_unchanged(header.get("imports"), loader)
+        ):
+            return None
+        tables = decode(json.loads(payload))
+        # Lark.load() takes no options; _load() is what Lark's own cache calls with them.
+        parser = Lark.__new__(Lark)._load(
+            tables, **{k: v for k, v in runtime.items() if k != "source_path"}
+        )
+    except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss
+        return None
+    folder.touch(name)
+    return parser
+
+
+def _imports_unchanged(imports: Any, loader: RecordingLoader | None) -> bool:
+    if not isinstance(imports, list):
+        return False
+    if imports and loader is None:
+        return False
+    for item in imports:
+        if not (
+            isinstance(item, list) and len(item) == 3 and all(isinstance(s, str) for s in item)
+        ):
+            return False
+        asked, path, digest = item
+        found = loader.locate(asked) if loader is not None else None
+        if found is None or found[0] != path or _sha256(found[1]) != digest:
+            return False
+    return True
+
+
+def _write(key: str, parser: Lark, loader: RecordingLoader | None) -> None:
+    try:
+        data, memo = parser.memo_serialize([TerminalDef, Rule])
+        data["options"] = {k: v for k, v in data["options"].items() if k not in _DROPPED_OPTIONS}
+        payload = json.dumps(encode({"data": data, "memo": memo}), separators=(",", ":")).encode()
+    except (TypeError, ValueError, RecursionError):
+        return  # something that is not plain data: not cached
+    header = {
+        "format": FORMAT,
+        "key": key,
+        "sha256": hashlib.sha256(payload).hexdigest(),
+        "imports": [list(item) for item in (loader.used if loader is not None else [])],
+    }
+    folder = PrivateDir.open(FOLDER)
+    if folder is None:
+        return
+    with folder:
+        folder.write(key[:40] + _SUFFIX, json.dumps(header).encode() + b"\n" + payload)
+        folder.prune(lambda n: n.endswith(_SUFFIX), KEEP)
+
+
+# ---- tagged JSON: every JSON array is a tagged container, so decoding is unambiguous
+
+_SCALARS = (type(None), bool, int, float)
+
+
+def encode(value: Any) -> Any:
+    """Plain data as JSON: lists ``["L", ...]``, tuples ``["T", ...]``, dicts ``["D", k, v, ...]``
+    (keys keep their type); strings (``str`` subclasses such as Lark's ``Token`` become plain
+    strings) and numbers as they are. Anything else raises ``TypeError``."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if kind is list:
+        return ["L", *map(encode, value)]
+    if kind is tuple:
+        return ["T", *map(encode, value)]
+    if kind is dict:
+        out: list[Any] = ["D"]
+        for k, v in value.items():
+            out.append(encode(k))
+            out.append(encode(v))
+        return out
+    raise TypeError(f"not plain data: {kind.__name__}")
+
+
+def decode(value: Any) -> Any:
+    """The inverse of :func:`encode`; an unknown tag raises ``ValueError``."""
+    if type(value) is not list:
+        return value
+    if not value:
+        raise ValueError("untagged empty array")
+    tag = value[0]
+    if tag == "L":
+        return [decode(v) for v in value[1:]]
+    if tag == "T":
+        return tuple(decode(v) for v in value[1:])
+    if tag == "D":
+        items = value[1:]
+        return {_hashable(decode(items[i])): decode(items[i + 1]) for i in range(0, len(items), 2)}
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+def _hashable(value: Any) -> Any:
+    hash(value)  # a list where a key belongs raises TypeError: a damaged entry
+    return value

@@ -1,0 +1,141 @@
+"""Helpers for the hardening tests (issue 11): hostile inputs, and what a run may touch.
+
+* :func:`run_keyaudit` runs the real console entry point (``keyaudit.cli.app:run``) in a child
+  process and measures its wall time and peak memory (``ru_maxrss`` from ``wait4``).
+* :func:`opened_files` records every file the process opens (Python's ``open`` audit event), so a
+  test can assert that nothing outside the allowed places was read or written.
+* :func:`assert_one_line_error` checks the error contract: exit 2, one line on stderr,
+  ``keyaudit: error: file:line[:col]: ...``, no traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ENTRY = "import sys; sys.argv[0] = 'keyaudit'; from keyaudit.cli.app import run; run()"
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+    seconds: float
+    peak_mb: float
+
+
+def run_keyaudit(
+    *args: str, stdin: bytes | str | None = None, env: dict[str, str] | None = None, timeout=120
+) -> Run:
+    """``keyaudit ARGS`` through the console entry point in a child process, measured."""
+    environment = dict(os.environ)
+    environment.update(env or {})
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    started = time.monotonic()
+    child = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, *args],
+        stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment,
+    )
+    # communicate() reaps the child; wait4 must reap it to read its own peak memory.
+    out, err = _communicate_without_reaping(child, data, timeout)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.monotonic() - started
+    return Run(
+        child.returncode,
+        out.decode("utf-8", "replace"),
+        err.decode("utf-8", "replace"),
+        seconds,
+        usage.ru_maxrss / 1024,
+    )
+
+
+def _communicate_without_reaping(child: subprocess.Popen, data: bytes | None, timeout: float):
+    import threading
+
+    chunks: dict[str, bytes] = {}
+
+    def drain(name: str, stream) -> None:
+        chunks[name] = stream.read()
+
+    readers = [
+        threading.Thread(target=drain, args=("out", child.stdout)),
+        threading.Thread(target=drain, args=("err", child.stderr)),
+    ]
+    for reader in readers:
+        reader.start()
+    if data is not None:
+        with contextlib.suppress(BrokenPipeError):
+            child.stdin.write(data)
+        child.stdin.close()
+    for reader in readers:
+        reader.join(timeout)
+        if reader.is_alive():
+            child.kill()
+            raise AssertionError(f"keyaudit did not finish within {timeout} s")
+    return chunks["out"], chunks["err"]
+
+
+def assert_one_line_error(err: str, code: int, *fragments: str) -> str:
+    """The error contract: exit 2 and exactly one line ``keyaudit: error: ...``; returns it."""
+    lines = err.splitlines()
+    assert code == 2, (code, err)
+    assert len(lines) == 1, err
+    assert lines[0].startswith("keyaudit: error: "), err
+    assert "Traceback" not in err and "internal error" not in err, err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+# ---- which files a block opens
+
+_recording: list[list[str]] = []
+
+
+def _hook(event: str, args: tuple) -> None:
+    if _recording and event == "open":
+        path, mode = args[0], args[1]
+        if isinstance(path, (str, bytes, os.PathLike)):
+            path = os.fsdecode(path)
+            if not os.path.isabs(path):
+                if mode is None:  # os.open relative to a folder descriptor (the caches)
+                    return
+                path = os.path.abspath(path)
+            _recording[-1].append(path)
+
+
+_installed = False
+
+
+@contextlib.contextmanager
+def opened_files() -> Iterator[list[str]]:
+    """Record the absolute paths the block opens (Python's ``open`` audit event; relative ones
+    are made absolute, except ``os.open`` relative to a folder descriptor, which the caches use
+    and which the cache tests check on their own)."""
+    global _installed
+    if not _installed:
+        sys.addaudithook(_hook)
+        _installed = True
+    found: list[str] = []
+    _recording.append(found)
+    try:
+        yield found
+    finally:
+        _recording.pop()
+
+
+def inside(path: str, *roots: Path) -> bool:
+    """Whether ``path`` (resolved) lies in one of ``roots`` (resolved)."""
+    resolved = Path(path).resolve()
+    return any(resolved == r.resolve() or r.resolve() in resolved.parents for r in roots)

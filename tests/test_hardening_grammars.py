@@ -1,0 +1,203 @@
+"""Issue 11, points 2 and 11 (grammars): every file the grammar loader opens is resolved and
+confined; nothing that is not a grammar is ever opened or echoed; hostile grammar names and
+grammars are one-line errors (exit 2), never an internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hostile import assert_one_line_error, inside, opened_files, run_keyaudit
+
+SECRET = "root:x:0:0:SECRET-LINE-7f3a:/root:/bin/bash"
+KEY_GRAMMAR = "start: status REST?\nstatus: STATUS\nSTATUS: /stable|unstable/\nREST: /;.*/\n"
+ANSWER_GRAMMAR = (
+    "start: _item*\n_item: status | WORD\nstatus: STATUS\nSTATUS.2: /stable|unstable/\n"
+    "WORD: /\\S+/\n%ignore /\\s+/\n"
+)
+RULE = """[rule]
+name = "t"
+cells = [{{domain = "dom", level = 5}}]
+key_grammar = {key!s}
+answer_grammar = {answer!s}
+[key]
+status = "key.status"
+[[let]]
+name = "said"
+expr = "first([s.status for s in find(answer, 'status')])"
+[[require]]
+reason = "wrong"
+check = "said == target.status"
+[output]
+status = "said"
+"""
+CASE = json.dumps({"key": "stable", "response": "ANSWER: stable"}) + "\n"
+
+
+def make_rule(
+    folder: Path,
+    answer: str = ANSWER_GRAMMAR,
+    answer_name: str = "a.lark",
+    key_name: str = "k.lark",
+) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "k.lark").write_text(KEY_GRAMMAR, encoding="utf-8")
+    if answer_name == "a.lark":
+        (folder / "a.lark").write_text(answer, encoding="utf-8")
+    rule = folder / "rule.toml"
+    rule.write_text(
+        RULE.format(key=json.dumps(key_name), answer=json.dumps(answer_name)), encoding="utf-8"
+    )
+    return rule
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    path = outside / "passwd"
+    path.write_text(SECRET + "\n", encoding="utf-8")
+    return path
+
+
+def score(run_cli, rule: Path):
+    return run_cli("score", str(rule), "--cases", "-", stdin=CASE)
+
+
+def test_the_test_rule_itself_works(tmp_path: Path, run_cli) -> None:
+    result = score(run_cli, make_rule(tmp_path / "r"))
+    assert result.code == 0 and json.loads(result.out)["accept"] is True
+
+
+def test_import_through_a_symlinked_file_is_refused_unread(
+    tmp_path: Path, secret: Path, run_cli
+) -> None:
+    rule = make_rule(
+        tmp_path / "r", ANSWER_GRAMMAR.replace("WORD: /\\S+/\n", "%import .evil.WORD\n")
+    )
+    (rule.parent / "evil.lark").symlink_to(secret)
+    with opened_files() as opened:
+        result = score(run_cli, rule)
+    line = assert_one_line_error(result.err, result.code, "a.lark", "evil.lark", "outside")
+    assert "SECRET" not in line and "root:x" not in result.out + result.err
+    assert not [p for p in opened if inside(p, secret.parent)]
+
+
+def test_import_through_a_symlinked_folder_is_refused_unread(
+    tmp_path: Path, secret: Path, run_cli
+) -> None:
+    (secret.parent / "x.lark").write_text(SECRET + "\n", encoding="utf-8")
+    rule = make_rule(
+        tmp_path / "r", ANSWER_GRAMMAR.replace("WORD: /\\S+/\n", "%import .sub.x.WORD\n")
+    )
+    (rule.parent / "sub").symlink_to(secret.parent, target_is_directory=True)
+    with opened_files() as opened:
+        result = score(run_cli, rule)
+    line = assert_one_line_error(result.err, result.code, "sub/x.lark", "outside")
+    assert "SECRET" not in line
+    assert not [p for p in opened if inside(p, secret.parent)]
+
+
+def test_lark_fallbacks_to_the_current_folder_are_never_reached(
+    tmp_path: Path, secret: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lark tries the importing file's folder and the current folder when a loader fails with
+    OSError: keyaudit's loader never does, so those files are never opened."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "nowhere.lark").write_text(SECRET + "\n", encoding="utf-8")
+    monkeypatch.chdir(cwd)
+    rule = make_rule(
+        tmp_path / "r", ANSWER_GRAMMAR.replace("WORD: /\\S+/\n", "%import .nowhere.WORD\n")
+    )
+    with opened_files() as opened:
+        result = score(run_cli, rule)
+    assert_one_line_error(result.err, result.code, "cannot find imported grammar 'nowhere.lark'")
+    assert not [p for p in opened if inside(p, cwd)] and "SECRET" not in result.err
+
+
+@pytest.mark.parametrize(
+    "name, fragment",
+    [
+        ("../outside/passwd", "must be a .lark file"),
+        ("passwd.txt", "must be a .lark file"),
+        ("../outside/x.lark", "outside the allowed grammar folders"),
+        ("/etc/x.lark", "outside the allowed grammar folders"),
+        ("a\u0000b.lark", "NUL"),
+        ("x" * 5000 + ".lark", "longer than 1,024 characters"),
+        ("y" * 300 + ".lark", "name too long"),
+        ("loop.lark", "symbolic link loop"),
+        ("dir.lark", "is a directory"),
+        ("fifo.lark", "FIFO"),
+        ("dangling.lark", "dangling symbolic link"),
+    ],
+)
+def test_hostile_grammar_names_are_one_line_errors(
+    tmp_path: Path, secret: Path, run_cli, name: str, fragment: str
+) -> None:
+    folder = tmp_path / "r"
+    rule = make_rule(folder, answer_name=name)
+    (tmp_path / "outside" / "x.lark").write_text(SECRET, encoding="utf-8")
+    (folder / "passwd.txt").write_text(SECRET, encoding="utf-8")
+    (folder / "loop.lark").symlink_to(folder / "loop2.lark")
+    (folder / "loop2.lark").symlink_to(folder / "loop.lark")
+    (folder / "dir.lark").mkdir()
+    os.mkfifo(folder / "fifo.lark")
+    (folder / "dangling.lark").symlink_to(folder / "missing.lark")
+    with opened_files() as opened:
+        result = score(run_cli, rule)
+    line = assert_one_line_error(result.err, result.code, "rule.toml", fragment)
+    assert "SECRET" not in line and len(line) < 600
+    assert not [p for p in opened if p.endswith(("passwd", "passwd.txt", "fifo.lark"))]
+
+
+@pytest.mark.parametrize(
+    "grammar, fragment",
+    [
+        (ANSWER_GRAMMAR + "%import .a.STATUS -> OTHER\n", "nest too deeply"),  # imports itself
+        (ANSWER_GRAMMAR.replace("WORD: /\\S+/\n", "%import .b.WORD\n"), "nest too deeply"),
+        (ANSWER_GRAMMAR.replace("/\\S+/", "/a{99999999999}/"), "repetition number is too large"),
+        (ANSWER_GRAMMAR.replace("/\\S+/", "/(/"), "grammar"),
+        (
+            ANSWER_GRAMMAR.replace("_item: status | WORD", "_item: status | WORD | r0")
+            + "".join(f"r{i}: r{i + 1}\n" for i in range(3000))
+            + 'r3000: "zz"\n',
+            "nest too deeply",
+        ),
+        ("\ufeffstart: WORD\nWORD: /x/\n\udcff", "UTF-8"),
+    ],
+)
+def test_hostile_grammars_are_one_line_errors(
+    tmp_path: Path, run_cli, grammar: str, fragment: str
+) -> None:
+    folder = tmp_path / "r"
+    rule = make_rule(folder)
+    (folder / "a.lark").write_bytes(grammar.encode("utf-8", "surrogateescape"))
+    (folder / "b.lark").write_text("WORD: /\\S+/\n%import .a.STATUS\n", encoding="utf-8")
+    result = score(run_cli, rule)
+    assert_one_line_error(result.err, result.code, "a.lark", fragment)
+
+
+def test_an_import_explosion_is_stopped(tmp_path: Path, run_cli) -> None:
+    """Two files per level, each importing both of the next level: 2^40 loads unless stopped."""
+    folder = tmp_path / "r"
+    rule = make_rule(folder, ANSWER_GRAMMAR.replace("WORD: /\\S+/\n", "%import .a0.T -> WORD\n"))
+    for i in range(40):
+        for name in "ab":
+            (folder / f"{name}{i}.lark").write_text(
+                f"%import .a{i + 1}.T -> TA\n%import .b{i + 1}.T -> TB\nT: TA | TB\n",
+                encoding="utf-8",
+            )
+    for name in "ab":
+        (folder / f"{name}40.lark").write_text("T: /\\S+/\n", encoding="utf-8")
+    result = score(run_cli, rule)
+    assert_one_line_error(result.err, result.code, "more than 500 grammar files")
+
+
+def test_a_grammar_error_through_the_console_entry_point(tmp_path: Path) -> None:
+    rule = make_rule(tmp_path / "r", answer_name="../x.lark")
+    run = run_keyaudit("score", str(rule), "--cases", "-", stdin=CASE)
+    assert_one_line_error(run.err, run.code, "outside the allowed grammar folders")
