@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError, located
+from .filekind import file_problem
 
 #: (id, key, question) column names: the published ones first, then keyaudit's own.
 ID_COLUMNS = ("question_id", "id")
@@ -27,7 +28,12 @@ TREE_FILE = "answer_key.csv"
 
 def csv_tree_files(folder: Path) -> list[Path]:
     """``<folder>/*/answer_key.csv`` (the published layout), sorted; empty when there is none."""
-    return sorted(p for p in folder.glob(f"*/{TREE_FILE}") if p.is_file())
+    found = sorted(folder.glob(f"*/{TREE_FILE}"))
+    for path in found:
+        problem = file_problem(path, "a CSV file")
+        if problem is not None:  # a dangling link or a folder of that name: never skipped
+            raise DataError(located(path, None, None, problem))
+    return found
 
 
 def read_csv_keys(path: Path) -> Iterator[tuple[int, str, str, str | None]]:
@@ -64,7 +70,9 @@ def read_csv_keys(path: Path) -> Iterator[tuple[int, str, str, str | None]]:
                 located(path, reader.line_num, None, f"malformed CSV: {error}")
             ) from None
         except UnicodeDecodeError as error:
-            raise DataError(located(path, None, None, f"not UTF-8 text: {error.reason}")) from None
+            raise DataError(
+                located(path, reader.line_num + 1, None, f"not UTF-8 text: {error.reason}")
+            ) from None
 
 
 def _columns(header: list[str], path: Path) -> tuple[int, int, int | None]:

@@ -143,11 +143,11 @@ def parse_lines(stream: IO[Any], name: str | Path) -> Iterator[tuple[int, dict[s
         if not isinstance(value, dict):
             raise DataError(located(name, number, None, "expected a JSON object on each line"))
         if "\\ud" in line or "\\uD" in line:
-            _check_unicode(value, name, number)
+            check_unicode(value, name, number)
         yield number, value
 
 
-def _check_unicode(value: Any, name: str | Path, number: int) -> None:
+def check_unicode(value: Any, name: str | Path, number: int | None) -> None:
     """Refuse lone surrogates (``"\\ud800"``): valid JSON, but not text anything can print."""
     stack = [value]
     while stack:

@@ -15,12 +15,12 @@ true/false; anything else, such as a partial ``P``, is an error).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from ...errors import DataError, located
+from ..jsondoc import parse_document, read_document_bytes
 from .records import LoggedRun, LoggedSample, ResponseSource
 from .records import renamed as _renamed
 from .zipmember import open_archive, read_member
@@ -69,11 +69,7 @@ def _read_eval(path: Path, source: ResponseSource) -> LoggedRun:
 
 
 def _read_json_log(path: Path, source: ResponseSource) -> LoggedRun:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
-    log = _json(text, str(path))
+    log = _json(read_document_bytes(path), str(path))
     model, scorer = _header(log, source, str(path))
     records = log.get("samples")
     if not isinstance(records, list):
@@ -98,11 +94,7 @@ def _run(
 
 
 def _json(data: bytes | str, where: str) -> dict[str, Any]:
-    try:
-        value = json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        message = error.msg if isinstance(error, json.JSONDecodeError) else "not UTF-8"
-        raise DataError(located(where, None, None, f"malformed JSON: {message}")) from None
+    value = parse_document(data, where)
     if not isinstance(value, dict):
         raise DataError(located(where, None, None, "expected a JSON object"))
     return value

@@ -108,4 +108,6 @@ def _csv_rows(path: Path, names: FieldNames) -> Iterator[tuple[int, dict[str, An
                 located(path, reader.line_num, None, f"malformed CSV: {error}")
             ) from None
         except UnicodeDecodeError as error:
-            raise DataError(located(path, None, None, f"not UTF-8 text: {error.reason}")) from None
+            raise DataError(
+                located(path, reader.line_num + 1, None, f"not UTF-8 text: {error.reason}")
+            ) from None

@@ -17,12 +17,12 @@ scores the filtered result once per document).
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from ...errors import DataError, located
+from ..jsondoc import parse_document, read_document_bytes
 from ..jsonl import read_jsonl
 from .records import LoggedRun, LoggedSample, ResponseSource
 from .records import renamed as _renamed
@@ -132,14 +132,7 @@ def read_lm_eval(path: Path, source: ResponseSource) -> LoggedRun:
 
 
 def _results(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
-    except json.JSONDecodeError as error:
-        raise DataError(
-            located(path, error.lineno, error.colno, f"malformed JSON: {error.msg}")
-        ) from None
+    value = parse_document(read_document_bytes(path), path)
     if not isinstance(value, dict):
         raise DataError(located(path, None, None, "expected a JSON object"))
     return value

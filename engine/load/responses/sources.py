@@ -15,13 +15,13 @@ listing files (``logs.json``, ``eval-set.json``) and files with other endings ar
 
 from __future__ import annotations
 
-import gzip
-import io
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import DataError, located
+from ..filekind import exists_at_all, file_problem, folder_problem
+from ..jsondoc import parse_document, read_document_bytes
+from ..jsonl import read_jsonl
 from .inspect_log import is_zip, read_inspect
 from .jsonl_responses import read_csv_responses, read_jsonl_responses
 from .lmeval_log import looks_like_samples, read_lm_eval
@@ -45,6 +45,9 @@ def read_source(source: ResponseSource, names: FieldNames) -> list[LoggedRun]:
             )
         )
     path = source.path
+    problem = file_problem(path, "a response file")
+    if problem is not None and exists_at_all(path) and folder_problem(path) is not None:
+        raise DataError(located(path, None, None, problem))
     if path.is_file():
         fmt = source.format if source.format != "auto" else detect(path)
         if fmt == COMPANION:
@@ -73,13 +76,18 @@ def read_source(source: ResponseSource, names: FieldNames) -> list[LoggedRun]:
 
 
 def _files(folder: Path) -> list[Path]:
+    """The response files under ``folder``. A name that would be read but is not a readable
+    regular file (a dangling link, a directory, a FIFO...) is an error, never skipped."""
     found = []
     for file in sorted(folder.rglob("*")):
         relative = file.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts) or not file.is_file():
+        if any(part.startswith(".") for part in relative.parts):
             continue
         if file.name in LISTING_FILES or not file.name.endswith(READ_SUFFIXES):
             continue
+        problem = file_problem(file, "a response file")
+        if problem is not None:
+            raise DataError(located(file, None, None, problem))
         found.append(file)
     return found
 
@@ -117,14 +125,7 @@ def detect(path: Path) -> str:
 
 
 def _detect_json(path: Path) -> str:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
-    except json.JSONDecodeError as error:
-        raise DataError(
-            located(path, error.lineno, error.colno, f"malformed JSON: {error.msg}")
-        ) from None
+    value = parse_document(read_document_bytes(path), path)
     if isinstance(value, dict) and "eval" in value:
         return "inspect"
     if isinstance(value, dict) and "results" in value and "configs" in value:
@@ -135,15 +136,13 @@ def _detect_json(path: Path) -> str:
 
 
 def _first_line(path: Path) -> dict | None:
-    opener = gzip.open if path.name.endswith(".gz") else open
+    """The first object of a JSON Lines file, read within the line limit; ``None`` if there is
+    none or it is malformed (the jsonl reader then reports it with its line number)."""
     try:
-        with opener(path, "rb") as raw, io.TextIOWrapper(raw, encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    value = json.loads(line)
-                    return value if isinstance(value, dict) else None
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError, gzip.BadGzipFile):
-        return None  # the jsonl reader reports it with the line number
+        for _, value in read_jsonl(path):
+            return value
+    except DataError:
+        return None
     return None
 
 

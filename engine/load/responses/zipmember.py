@@ -15,6 +15,7 @@ import zlib
 from pathlib import Path
 
 from ...errors import DataError, located
+from ..jsondoc import MAX_DOCUMENT_BYTES, too_large
 
 ZSTD = 93
 _LOCAL_HEADER = struct.Struct("<4sHHHHHIIIHH")
@@ -40,6 +41,8 @@ def read_member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
         info = archive.getinfo(name)
     except KeyError:
         raise DataError(located(where, None, None, "no such member")) from None
+    if info.file_size > MAX_DOCUMENT_BYTES:  # checked before inflating: a ZIP bomb stops here
+        raise too_large(where, info.file_size)
     try:
         if info.compress_type != ZSTD or _zipfile_reads_zstd():
             return archive.read(info)
