@@ -59,38 +59,60 @@ def main() -> None:
         # Without standalone mode click returns a command's exit code instead of exiting.
         code = app(standalone_mode=False)
     except KeyauditError as error:
-        from .common import err_console
-
-        err_console.print(f"keyaudit: error: {error}", markup=False, soft_wrap=True)
+        report_error(error)
         sys.exit(error.exit_code)
     except typer.Exit as done:
         sys.exit(done.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
     except BrokenPipeError:  # `keyaudit ... | head`: the reader left; nothing to report
-        sys.stderr.close()
-        sys.exit(0)
+        _reader_left()
+    except SystemExit as done:
+        # click answers a closed stdout (EPIPE) by swapping in PacifyFlushWrapper and exit 1.
+        if done.code == 1 and type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            _reader_left()
+        raise
     except Exception as error:
-        # Usage errors (click's ClickException, which typer may vendor): shown as click shows them.
-        if callable(getattr(error, "show", None)) and isinstance(
+        # Usage errors (click's UsageError, vendored by typer): one line, like every error.
+        if callable(getattr(error, "format_message", None)) and isinstance(
             getattr(error, "exit_code", None), int
         ):
-            error.show()
+            if type(error).__name__ == "NoArgsIsHelpError":  # `keyaudit` alone: the help
+                error.show()
+                sys.exit(error.exit_code)
+            context = getattr(error, "ctx", None)
+            command = getattr(context, "command_path", None) or "keyaudit"
+            report_error(f"{error.format_message()} (see '{command} --help')")
             sys.exit(error.exit_code)
         if os.environ.get("KEYAUDIT_DEBUG"):
             raise
         # A bug in keyaudit, not a user error: still one line, and the way to see the details.
-        from .common import err_console
-
-        message = " ".join(str(error).split()) or type(error).__name__
-        err_console.print(
-            f"keyaudit: internal error: {type(error).__name__}: {message} "
+        report_error(
+            f"{type(error).__name__}: {str(error) or type(error).__name__} "
             "(rerun with KEYAUDIT_DEBUG=1 for the traceback, and please report it)",
-            markup=False,
-            soft_wrap=True,
+            internal=True,
         )
         sys.exit(3)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def report_error(error: object, *, internal: bool = False) -> None:
+    """Print ``keyaudit: error: <one line>`` on stderr: whitespace collapsed, every unprintable
+    character escaped (a newline in a file name cannot split the line)."""
+    from keyaudit.engine.errors import one_line
+
+    from .common import err_console
+
+    kind = "internal error" if internal else "error"
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: nothing more can be said
+        err_console.print(f"keyaudit: {kind}: {one_line(str(error))}", soft_wrap=True)
+
+
+def _reader_left() -> None:
+    """The reader of stdout went away (``| head``): stop quietly, exit 0."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - nothing more may reach the pipe
+    sys.exit(0)
 
 
 def run() -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from keyaudit.engine.errors import UsageError
@@ -24,7 +23,7 @@ from keyaudit.engine.rule_language.scaffold import CellTest, scaffold_rule
 from keyaudit.engine.rule_language.scaffold import test_rule as run_rule_test
 from keyaudit.engine.rule_language.scoring import Scorer
 
-from .common import BenchOption, bench_dir, console
+from .common import BenchOption, bench_dir, check_output, console, protected_paths, styled
 
 #: Keys-check failures and unparsed keys shown per cell (the counts are always shown).
 MAX_LISTED = 20
@@ -40,6 +39,7 @@ def new_rule(
     ] = Path("."),
 ) -> None:
     """Scaffold a rule and its key/answer grammars from the cell's induced key templates."""
+    check_output("--out", out, protected_paths(bench))
     benchmark = load_benchmark(bench_dir(bench), with_responses=False)
     require_cell(benchmark, domain, level)
     keys = [k.answer for k in benchmark.keys_in_cell(domain, level)]
@@ -48,7 +48,7 @@ def new_rule(
         f"{len(files.templates)} template(s) from {len(keys):,} keys of {domain} L{level}:"
     )
     for item in files.templates:
-        console.print(f"  {item.count:>6,}  {escape(item.template)}")
+        console.print(f"  {item.count:>6,}  {item.template}")
     for path in files.paths:
         console.print(f"wrote {path}", soft_wrap=True)
     hint = f"next: keyaudit test-rule {files.rule}" + (f" --bench {bench}" if bench else "")
@@ -59,7 +59,10 @@ def test_rule(
     rule: Annotated[str, typer.Argument(help="Rule file path or bundled rule name.")],
     bench: BenchOption = None,
     per_reason: Annotated[
-        int, typer.Option("--per-reason", help="Sample responses shown per verdict and reason.")
+        int,
+        typer.Option(
+            "--per-reason", help="Sample responses shown per verdict and reason.", min=0, max=1000
+        ),
     ] = 3,
     cases: Annotated[
         Path | None,
@@ -102,27 +105,28 @@ def test_rule(
         _render_agreement(loaded.name, cases, agreement)
         if min_agreement is not None and agreement.rate * 100 < min_agreement:
             console.print(
-                f"[red]agreement {pct(agreement.rate)} is below --min-agreement {min_agreement:g}%[/red]"
+                f"agreement {pct(agreement.rate)} is below --min-agreement {min_agreement:g}%",
+                style="red",
             )
             raise typer.Exit(1)
         return
     benchmark = load_benchmark(bench_dir(bench))
     result = run_rule_test(loaded, benchmark, per_reason)
     passed = sum(r.passed for r in result.examples)
-    console.print(f"[bold]{loaded.name}[/bold] — {loaded.path}", soft_wrap=True)
+    console.print(styled("[bold]{}[/bold] — {}", loaded.name, loaded.path), soft_wrap=True)
     console.print(f"Examples: {passed}/{len(result.examples)} pass")
     for number, item in enumerate(result.examples, start=1):
         example = item.example
         where = f"line {example.line}" if example.line else f"#{number}"
-        mark = "[green]PASS[/green]" if item.passed else "[red]FAIL[/red]"
+        mark = styled("[green]PASS[/green]") if item.passed else styled("[red]FAIL[/red]")
         text = example.response.removeprefix("ANSWER: ")
-        console.print(f"  {mark} {where}: {escape(text[:100])}", soft_wrap=True)
+        console.print("  ", mark, f" {where}: {text[:100]}", sep="", soft_wrap=True)
         for mismatch in item.mismatches:
-            console.print(f"       {escape(mismatch)}", soft_wrap=True)
+            console.print(f"       {mismatch}", soft_wrap=True)
     for cell in result.cells:
         _render_cell(cell)
     ok = result.passed
-    console.print("[green]rule OK[/green]" if ok else "[red]rule FAILS: see above[/red]")
+    console.print(styled("[green]rule OK[/green]") if ok else styled("[red]rule FAILS: see above[/red]"))
     if not ok:
         raise typer.Exit(1)
 
@@ -136,15 +140,15 @@ def _claim_line(claim: dict) -> str:
     if claim["retracted"]:
         flags.append("retracted")
     return (
-        f"{claim['kind']:<10} {escape(repr(claim['words']))}  {' '.join(flags)}  "
-        f"value={escape(repr(claim['value']))}  subject={escape(subject)} ({about})"
+        f"{claim['kind']:<10} {claim['words']!r}  {' '.join(flags)}  "
+        f"value={claim['value']!r}  subject={subject} ({about})"
     )
 
 
 def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
     verdict, found = scorer.explain(key, text)
-    console.print(f"key:    {escape(key)!r}", soft_wrap=True)
-    console.print(f"answer: {escape(text)!r}", soft_wrap=True)
+    console.print(f"key:    {key!r}", soft_wrap=True)
+    console.print(f"answer: {text!r}", soft_wrap=True)
     if found is None:
         console.print("claims: (this rule does not use the claim layer, or the answer did not parse)")
     else:
@@ -154,25 +158,25 @@ def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
             console.print("  " + _claim_line(claim.describe()), soft_wrap=True)
         for kind, result in found.kinds.items():
             console.print(
-                f"  → {kind}: values {escape(repr(result.values))}, denied {escape(repr(result.denied))}"
+                f"  → {kind}: values {result.values!r}, denied {result.denied!r}"
                 f"{', hedged' if result.hedged else ''}",
                 soft_wrap=True,
             )
     values = ", ".join(f"{k}={v!r}" for k, v in verdict.values.items())
-    console.print(f"extracted: {escape(values)}", soft_wrap=True)
+    console.print(f"extracted: {values}", soft_wrap=True)
     console.print("why:")
     for requirement, passed in scorer.trace(key, text):
         mark = "skip" if passed is None else ("pass" if passed else "FAIL")
-        console.print(f"  {mark}  {escape(requirement.reason)}: {escape(requirement.check.source)}", soft_wrap=True)
+        console.print(f"  {mark}  {requirement.reason}: {requirement.check.source}", soft_wrap=True)
     if verdict.accept:
-        console.print("verdict: [green]accept[/green] (every clause holds)")
+        console.print(styled("verdict: [green]accept[/green] (every clause holds)"))
     else:
-        detail = f" — {escape(verdict.detail)}" if verdict.detail else ""
-        console.print(f"verdict: [red]reject[/red]: {escape(verdict.reason)}{detail}", soft_wrap=True)
+        detail = f" — {verdict.detail}" if verdict.detail else ""
+        console.print(styled("verdict: [red]reject[/red]: {}{}", verdict.reason, detail), soft_wrap=True)
 
 
 def _render_agreement(name: str, source: Path, agreement: Agreement) -> None:
-    console.print(f"[bold]{escape(name)}[/bold] on {escape(str(source))}: {agreement.n:,} labelled cases", soft_wrap=True)
+    console.print(styled("[bold]{}[/bold] on {}: {} labelled cases", name, source, f"{agreement.n:,}"), soft_wrap=True)
     console.print(
         f"accept agreement: {agreement.agree:,}/{agreement.n:,} = {pct(agreement.rate)}"
         + (
@@ -193,40 +197,42 @@ def _render_agreement(name: str, source: Path, agreement: Agreement) -> None:
         )
     console.print(table)
     reasons = ", ".join(f"{r or 'accept'} {n}" for r, n in sorted(agreement.reasons.items()))
-    console.print(f"rule's reasons: {escape(reasons)}", soft_wrap=True)
+    console.print(f"rule's reasons: {reasons}", soft_wrap=True)
     console.print(f"disagreements ({len(agreement.disagreements)}):")
     for item in agreement.disagreements:
         label = "accept" if item.label_accept else f"reject ({item.label_reason or '?'})"
         ruled = "accept" if item.accept else f"reject ({item.reason})"
-        console.print(f"  {escape(str(item.id))} key={escape(item.key)!r}", soft_wrap=True)
-        console.print(f"    label {escape(label)}; rule {escape(ruled)}", soft_wrap=True)
-        console.print(f"    ANSWER: {escape(str(item.answer))}", soft_wrap=True)
+        console.print(f"  {item.id} key={item.key!r}", soft_wrap=True)
+        console.print(f"    label {label}; rule {ruled}", soft_wrap=True)
+        console.print(f"    ANSWER: {item.answer}", soft_wrap=True)
         values = ", ".join(f"{k}={v!r}" for k, v in item.values.items())
-        console.print(f"    extracted: {escape(values)}", soft_wrap=True)
+        console.print(f"    extracted: {values}", soft_wrap=True)
         for claim in item.claims:
             console.print("    claim " + _claim_line(claim), soft_wrap=True)
 
 
 def _render_cell(cell: CellTest) -> None:
     check = cell.keys
+    console.print()
     console.print(
-        f"\n[bold]{cell.cell}[/bold] keys check: {'pass' if check.passed else 'FAIL'} — "
+        styled("[bold]{}[/bold] ", cell.cell),
+        f"keys check: {'pass' if check.passed else 'FAIL'} — "
         f"{check.n_keys:,} keys, {check.distinct} distinct, {check.pairs_checked:,} pairs"
         f"{'' if check.exhaustive else ' (sampled: too many distinct keys for all pairs)'}, "
         f"{len(check.failures)} failures, {len(check.unparsed)} unparsed",
+        sep="",
         soft_wrap=True,
     )
     for failure in check.failures[:MAX_LISTED]:
         reason = f" ({failure.reason})" if failure.reason else ""
         console.print(
-            f"  key {escape(failure.key)!r}, answer {escape(failure.answer)!r}: "
-            f"{failure.problem}{escape(reason)}",
+            f"  key {failure.key!r}, answer {failure.answer!r}: {failure.problem}{reason}",
             soft_wrap=True,
         )
     for key in cell.unparsed[:MAX_LISTED]:
         more = f" (+{len(key.ids) - 1} more)" if len(key.ids) > 1 else ""
-        console.print(f"  unparsed {key.ids[0]}{more}: {escape(key.text)!r}", soft_wrap=True)
-        console.print(f"    {escape(key.error)}", soft_wrap=True)
+        console.print(f"  unparsed {key.ids[0]}{more}: {key.text!r}", soft_wrap=True)
+        console.print(f"    {key.error}", soft_wrap=True)
     if not cell.reasons:
         console.print("  no stored responses in this cell")
         return
@@ -240,13 +246,13 @@ def _render_cell(cell: CellTest) -> None:
     table.add_row("all", *(str(cell.reasons[r]) for r in reasons), style="bold")
     console.print(table)
     for reason in reasons:
-        console.print(f"[bold]{escape(reason or 'accept')}[/bold] ({cell.reasons[reason]}):")
+        console.print(styled("[bold]{}[/bold] ({}):", reason or "accept", cell.reasons[reason]))
         for sample in cell.samples.get(reason, ()):
             values = ", ".join(f"{k}={v!r}" for k, v in sample.values.items())
             console.print(
-                f"  {sample.id} {escape(sample.model)} key={escape(sample.key)!r}", soft_wrap=True
+                f"  {sample.id} {sample.model} key={sample.key!r}", soft_wrap=True
             )
-            console.print(f"    ANSWER: {escape(str(sample.answer))}", soft_wrap=True)
-            console.print(f"    extracted: {escape(values)}", soft_wrap=True)
+            console.print(f"    ANSWER: {sample.answer}", soft_wrap=True)
+            console.print(f"    extracted: {values}", soft_wrap=True)
             if sample.detail:
-                console.print(f"    {escape(sample.detail)}", soft_wrap=True)
+                console.print(f"    {sample.detail}", soft_wrap=True)

@@ -35,16 +35,23 @@ from .common import (
     ResponseOptions,
     ResponsesOption,
     ScorerOption,
+    check_output,
     console,
     err_console,
     load_for_cli,
+    protected_paths,
     section,
+    styled,
 )
 
 if TYPE_CHECKING:
     from keyaudit.engine.reports.findings import Audit, RuleProof
 
 MAX_LISTED = 20
+#: Bootstrap resamples per model at most (10^6 keeps one model's replicates at 8 MB).
+MAX_RESAMPLES = 1_000_000
+#: Seeds are 64-bit: a larger one would silently reduce to another seed.
+MAX_SEED = 2**64 - 1
 
 
 def parse_levels(text: str) -> tuple[int, int]:
@@ -68,9 +75,15 @@ def check(
         str, typer.Option("--levels", help="The two levels compared, lower first: LO,HI.")
     ] = "4,5",
     resamples: Annotated[
-        int, typer.Option("--resamples", help="Bootstrap resamples per model.", min=1)
+        int,
+        typer.Option(
+            "--resamples", help="Bootstrap resamples per model.", min=1, max=MAX_RESAMPLES
+        ),
     ] = 10_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", help="Seed of the bootstrap (0 to 2^64-1).", min=0, max=MAX_SEED),
+    ] = 0,
     confidence: Annotated[
         float, typer.Option("--confidence", help="Confidence level of the intervals.")
     ] = 0.95,
@@ -121,7 +134,9 @@ def check(
             adjudications,
         )
     except KeyauditError as error:
-        err_console.print(f"keyaudit: error: {error}", markup=False, soft_wrap=True)
+        from .app import report_error
+
+        report_error(error)
         raise SystemExit(error.exit_code) from None
 
 
@@ -150,11 +165,24 @@ def _check(
     settings = Settings(
         parse_levels(levels), resamples, seed, confidence, engine, epochs=options.epochs
     )
+    if not 0 < confidence < 1:
+        raise UsageError(f"--confidence must lie strictly between 0 and 1, got {confidence}")
     if plot is not None:
         from keyaudit.engine.reports.plot import check_plot_target
 
         check_plot_target(plot)
-    rules = [load_rule(resolve_rule_path(r)) for r in rule_args]
+    rule_paths = [resolve_rule_path(r) for r in rule_args]
+    # Every output is checked before any work: a missing folder, a directory, an unwritable file
+    # or a place inside the benchmark fails now, not after the audit ran.
+    inputs = (*rule_paths, *([Path(adjudications)] if adjudications is not None else []))
+    protected = protected_paths(bench, options, inputs)
+    targets = {"--json": json_target, "--markdown": markdown, "--plot": plot}
+    for option, target in targets.items():
+        check_output(option, target, protected)
+    named = [Path(str(t)).resolve() for t in targets.values() if t is not None and str(t) != "-"]
+    if len(set(named)) < len(named):
+        raise UsageError("--json, --markdown and --plot must name different files")
+    rules = [load_rule(path) for path in rule_paths]
     labels = read_adjudications(adjudications) if adjudications is not None else []
     benchmark = load_for_cli(bench, options)
     # The loaded benchmark (155,000 keys on the example) lives until the end: keep the cyclic
@@ -242,7 +270,7 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
     """Section 1: each rule, its examples run, and the keys check of its cells."""
     for proof in proofs:
         cells = ", ".join(f"{d} L{lv}" for d, lv in proof.cells)
-        section(out, f"[bold]Rule {proof.name}[/bold]")
+        section(out, f"Rule {proof.name}")
         out.print(f"File: {proof.path}", markup=False)
         out.print(f"Cells: {cells}", markup=False)
         out.print(f"Grammars: key {proof.key_grammar}, answer {proof.answer_grammar}", markup=False)
@@ -263,33 +291,35 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
             got = "accept" if e.accept else f"reject ({e.reason})"
             shown = expected if expected == got else f"{expected} → {got}"
             answer = e.response.removeprefix("ANSWER: ")
-            result = "[green]pass[/green]" if e.passed else "[red]FAIL[/red]"
+            result = styled("[green]pass[/green]") if e.passed else styled("[red]FAIL[/red]")
             table.add_row(str(i), str(e.line or ""), shown, " ".join(answer.split()), result)
         out.print(table)
         failed = [e for e in proof.examples if not e.passed]
         if failed:
             for e in failed:
-                out.print(f"[red]Example at {proof.path}:{e.line} fails:[/red]")
+                out.print(styled("[red]Example at {}:{} fails:[/red]", proof.path, e.line))
                 for m in e.mismatches:
                     out.print(f"  {m}", markup=False)
-            out.print(f"[red]{len(failed)} of {len(proof.examples)} examples fail; stopping.[/red]")
+            out.print(f"{len(failed)} of {len(proof.examples)} examples fail; stopping.", style="red")
             continue
-        out.print(f"[green]All {len(proof.examples)} examples pass.[/green]")
+        out.print(f"All {len(proof.examples)} examples pass.", style="green")
         for k in proof.keys_checks:
             where = f"{k.domain} L{k.level}"
             if k.passed:
                 out.print(
-                    f"[green]Keys check passes[/green] on {where}: {k.n_keys:,} keys, {k.distinct}"
+                    styled("[green]Keys check passes[/green] on {}: ", where),
+                    f"{k.n_keys:,} keys, {k.distinct}"
                     f" distinct strings each accepted as its own answer, {k.pairs_checked:,} pairs of"
                     " different keys rejected"
                     + (
                         "."
                         if k.exhaustive
                         else " (a deterministic sample: too many keys for all pairs)."
-                    )
+                    ),
+                    sep="",
                 )
                 continue
-            out.print(f"[red]Keys check fails on {where}[/red] ({k.n_keys:,} keys):")
+            out.print(styled("[red]Keys check fails on {}[/red] ({} keys):", where, f"{k.n_keys:,}"))
             if k.n_keys == 0:
                 out.print("  the benchmark has no keys in this cell")
             for key, error in k.unparsed[:MAX_LISTED]:
@@ -317,7 +347,7 @@ def render_audit(out: Console, audit: Audit) -> None:
 
 def _render_structure(out: Console, audit: Audit) -> None:
     for st in audit.key_structure:
-        section(out, f"[bold]Key structure: {st.domain} L{st.level}[/bold]")
+        section(out, f"Key structure: {st.domain} L{st.level}")
         table = Table(
             title=f"{st.n_keys:,} keys, {st.distinct} distinct complete strings",
             title_justify="left",
@@ -337,7 +367,7 @@ def _render_structure(out: Console, audit: Audit) -> None:
         out.print(table)
         unparsed = st.unparsed or ()
         if unparsed:
-            out.print(f"[red]{len(unparsed):,} of {st.n_keys:,} keys match no template:[/red]")
+            out.print(f"{len(unparsed):,} of {st.n_keys:,} keys match no template:", style="red")
             for u in unparsed[:MAX_LISTED]:
                 out.print(f"  {u.id}: {u.key}", markup=False)
             if len(unparsed) > MAX_LISTED:
@@ -351,7 +381,7 @@ def _render_structure(out: Console, audit: Audit) -> None:
 
 def _render_scope(out: Console, audit: Audit) -> None:
     scope = audit.scope
-    section(out, "[bold]Corpus and models[/bold]")
+    section(out, "Corpus and models")
     out.print(
         f"{scope.n_keys:,} keys in {len(scope.domains)} domains"
         f" (levels {', '.join(f'L{level}' for level in scope.levels)});"
@@ -384,7 +414,7 @@ def _render_scope(out: Console, audit: Audit) -> None:
 def _render_models(out: Console, audit: Audit) -> None:
     for cell in audit.cells:
         where = f"{cell.domain} L{cell.level}"
-        section(out, f"[bold]{where}: strict vs rule[/bold]")
+        section(out, f"{where}: strict vs rule")
         statuses = ", ".join(f"{n} {s}" for s, n in cell.status_counts)
         out.print(
             f"Evaluated items: {cell.n_evaluated} ({statuses}) of {cell.n_keys:,} keys. Baseline"
@@ -437,14 +467,14 @@ def _render_models(out: Console, audit: Audit) -> None:
 def _render_worked(out: Console, audit: Audit) -> None:
     if not audit.worked_examples:
         return
-    section(out, "[bold]Worked examples: stored responses scored by the rule[/bold]")
+    section(out, "Worked examples: stored responses scored by the rule")
     table = Table(show_lines=True)
     table.add_column("Model / item / target", overflow="fold")
     table.add_column("ANSWER line (verbatim)", overflow="fold", ratio=3)
     table.add_column("Extracted", overflow="fold")
     table.add_column("Verdict", overflow="fold")
     for w in audit.worked_examples:
-        verdict = "[green]ACCEPT[/green]" if w.accept else f"[red]REJECT[/red]\n{w.reason}"
+        verdict = styled("[green]ACCEPT[/green]") if w.accept else styled("[red]REJECT[/red]\n{}", w.reason)
         item = f"{w.id} (epoch {w.epoch})" if audit.settings.epochs == "all" else w.id
         line = w.answer_line if w.answer_line is not None else "(no ANSWER line)"
         table.add_row(
@@ -467,7 +497,7 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
         return
     lo, hi = audit.settings.levels
     conf = f"{100 * audit.settings.confidence:g}%"
-    section(out, "[bold]Effect on aggregates[/bold]")
+    section(out, "Effect on aggregates")
     table = Table()
     for column in (
         "Model",
@@ -497,7 +527,7 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
                 pct(adjusted),
                 pp(diff.estimate),
                 _ci(diff),
-                f"[bold yellow]{diff.verdict}[/bold yellow]" if changed else diff.verdict,
+                styled("[bold yellow]{}[/bold yellow]", diff.verdict) if changed else diff.verdict,
                 pct(overall),
                 end_section=when == "after",
             )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,10 +11,13 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.rule import Rule
+from rich.text import Text
 
-from keyaudit.engine.errors import UsageError
+from keyaudit.engine.errors import UsageError, printable
 from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.filekind import exists_at_all, folder_problem
 from keyaudit.engine.load.locate import example_benchmark_dir
 from keyaudit.engine.load.responses.records import ResponseSource
 
@@ -23,8 +27,40 @@ PIPE_WIDTH = 10_000
 #: Width of section rules when output is not a terminal (a rule spans the whole width).
 PIPE_RULE_WIDTH = 100
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+class LiteralConsole(Console):
+    """A console that prints text as written: no markup, no emoji codes, no control characters.
+
+    Benchmark data, model names, rule text and paths reach the terminal; none of it may be read
+    as rich markup (a model named ``[/]`` crashed rich after partial output), as an emoji code (a
+    path with ``:x:`` in it became ❌) or as a terminal escape sequence. keyaudit's own styling
+    goes through :func:`styled`.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(highlight=False, markup=False, emoji=False, **kwargs)
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:  # type: ignore[override]
+        kwargs["markup"] = False
+        kwargs["emoji"] = False
+        return super().render_str(visible(text), **kwargs)
+
+
+def visible(text: str) -> str:
+    """``text`` with control characters other than newline and tab escaped (``\\x1b``...)."""
+    if text.isprintable() or all(c.isprintable() or c in "\n\t" for c in text):
+        return text
+    return "\n".join(printable(part) for part in text.split("\n"))
+
+
+def styled(template: str, *values: object) -> Text:
+    """keyaudit's own styled text: ``template`` is rich markup written here, and each ``{}`` is
+    filled with a value that is printed literally (its markup escaped, its control characters
+    too)."""
+    return Text.from_markup(template.format(*(escape(printable(str(v))) for v in values)))
+
+
+console = LiteralConsole()
+err_console = LiteralConsole(stderr=True)
 
 
 def fit_to_output() -> None:
@@ -35,9 +71,11 @@ def fit_to_output() -> None:
             out.width = PIPE_WIDTH
 
 
-def section(out: Console, title: str) -> None:
-    """A section rule: the terminal's width, or a fixed width when output is not a terminal."""
-    out.print(Rule(title), width=None if out.is_terminal else PIPE_RULE_WIDTH)
+def section(out: Console, title: str | Text) -> None:
+    """A section rule (a bold title, printed literally): the terminal's width, or a fixed width
+    when output is not a terminal."""
+    heading = title if isinstance(title, Text) else Text(printable(title), style="bold")
+    out.print(Rule(heading), width=None if out.is_terminal else PIPE_RULE_WIDTH)
 
 
 fit_to_output()
@@ -52,6 +90,71 @@ JsonOption = Annotated[
     str | None,
     typer.Option("--json", help="Write every figure as JSON to this file, or '-' for stdout."),
 ]
+
+
+def check_output(option: str, target: str | Path | None, protected: list[Path]) -> None:
+    """Refuse, before any work, an output that could not be written or would land in the data.
+
+    ``target`` (a file, or a folder for ``new-rule --out``) must be in an existing folder that
+    can be written, must not be a directory (unless ``option`` writes a folder), and, links
+    followed, must lie outside every ``protected`` path (the benchmark directory, the response
+    sources, the rule files): keyaudit never overwrites the data it audits. ``-`` is stdout.
+    """
+    if target is None or str(target) == "-":
+        return
+    text = str(target)
+    shown = printable(text)
+    if "\0" in text:
+        raise UsageError(f"{option} {shown}: the path contains a NUL character")
+    path = Path(text)
+    folder_wanted = option == "--out"
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError) as error:
+        raise UsageError(f"{option} {shown}: cannot be resolved: {error}") from None
+    for root in protected:
+        try:
+            inner = root.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if resolved == inner or inner in resolved.parents:
+            raise UsageError(
+                f"{option} {shown}: inside {printable(str(root))}, which keyaudit only reads; "
+                "write the output somewhere else"
+            )
+    if folder_wanted:
+        existing = path
+        while not exists_at_all(existing) and existing.parent != existing:
+            existing = existing.parent
+        problem = folder_problem(existing)
+        if problem is not None:
+            raise UsageError(f"{option} {shown}: {printable(str(existing))} {problem}")
+        if not os.access(existing, os.W_OK):
+            raise UsageError(f"{option} {shown}: {printable(str(existing))} is not writable")
+        return
+    parent = path.parent
+    problem = folder_problem(parent)
+    if problem is not None:
+        what = "does not exist" if problem == "does not exist" else problem
+        raise UsageError(f"{option} {shown}: its folder {printable(str(parent))} {what}")
+    if exists_at_all(path):
+        if path.is_dir():
+            raise UsageError(f"{option} {shown}: is a directory, expected a file")
+        if not os.access(path, os.W_OK) and path.exists():
+            raise UsageError(f"{option} {shown}: the file is not writable")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"{option} {shown}: its folder is not writable")
+
+
+def protected_paths(
+    bench: Path | None, options: ResponseOptions | None = None, inputs: tuple[Path, ...] = ()
+) -> list[Path]:
+    """What outputs must never land in or overwrite: the benchmark directory, the ``--responses``
+    sources (a folder, or a file) and the command's other input files (rule files)."""
+    paths = [bench_dir(bench), *inputs]
+    if options is not None and options.responses:
+        paths += list(options.responses)
+    return paths
 
 
 def bench_dir(bench: Path | None) -> Path:

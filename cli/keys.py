@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from keyaudit.engine.errors import UsageError
@@ -34,9 +33,12 @@ from .common import (
     ResponseOptions,
     ResponsesOption,
     ScorerOption,
+    check_output,
     console,
     describe_sources,
     load_for_cli,
+    protected_paths,
+    styled,
     write_json,
 )
 
@@ -91,6 +93,7 @@ def keys(
     against other keys is an error), and each cell shows how many items they evaluate.
     """
     options = ResponseOptions(responses, epochs, scorer, filter, id_field, model_name)
+    check_output("--json", json, protected_paths(bench, options))
     benchmark = load_for_cli(bench, options, with_responses=False)
     loaded = _rules(rule)
     structures = benchmark_structure(benchmark, loaded, domain, level)
@@ -134,7 +137,7 @@ def _overview_table(
             f"{s.n_keys:,}",
             f"{s.distinct:,}",
             f"{len(s.templates):,}",
-            escape(s.rule) if s.rule else "—",
+            s.rule if s.rule else "—",
             "—" if s.unparsed is None else f"{len(s.unparsed):,}",
             *extra,
             style="bold red" if s.unparsed else None,
@@ -149,8 +152,10 @@ def _status_text(template: TemplateStat) -> str:
 def _render_cell(s: CellStructure) -> None:
     how = f"rule {s.rule}" if s.rule else "induced: capital letters and numbers are slots"
     console.print(
-        f"[bold]{escape(s.domain)} L{s.level}[/bold] — {s.n_keys:,} keys, "
-        f"{s.distinct:,} distinct strings, {len(s.templates):,} templates ({escape(how)})"
+        styled("[bold]{} L{}[/bold] ", s.domain, s.level),
+        f"— {s.n_keys:,} keys, "
+        f"{s.distinct:,} distinct strings, {len(s.templates):,} templates ({how})",
+        sep="",
     )
     templates = Table(title="Templates")
     templates.add_column("#", justify="right")
@@ -162,8 +167,8 @@ def _render_cell(s: CellStructure) -> None:
     for number, t in enumerate(s.templates[:MAX_TEMPLATES], start=1):
         cells = [str(number), f"{t.count:,}", pct(t.count / s.n_keys)]
         if s.ruled:
-            cells.append(escape(_status_text(t)))
-        templates.add_row(*cells, escape(t.template))
+            cells.append(_status_text(t))
+        templates.add_row(*cells, t.template)
     console.print(templates)
     if len(s.templates) > MAX_TEMPLATES:
         console.print(f"… {len(s.templates) - MAX_TEMPLATES:,} more templates (see --json)")
@@ -177,22 +182,22 @@ def _render_cell(s: CellStructure) -> None:
             shown = [f"{value} {n:,}" for value, n in list(values.items())[:MAX_SLOT_VALUES]]
             if len(values) > MAX_SLOT_VALUES:
                 shown.append(f"… {len(values) - MAX_SLOT_VALUES:,} more")
-            slots.add_row(str(number), name, escape(", ".join(shown)))
+            slots.add_row(str(number), name, ", ".join(shown))
     if slots.row_count:
         console.print(slots)
 
-    console.print(f"[bold]{len(s.examples)} verbatim examples[/bold]")
+    console.print(f"{len(s.examples)} verbatim examples", style="bold")
     for number, example in enumerate(s.examples, start=1):
-        console.print(f"{number:>3}. {example.id}: {escape(example.key)}", soft_wrap=True)
+        console.print(f"{number:>3}. {example.id}: {example.key}", soft_wrap=True)
         if example.question:
-            console.print(f"     question: {escape(example.question)}", soft_wrap=True)
+            console.print(f"     question: {example.question}", soft_wrap=True)
 
     if s.distinct <= MAX_DISTINCT:
         distinct = Table(title="Distinct strings")
         distinct.add_column("Count", justify="right")
         distinct.add_column("String")
         for text, n in s.distinct_strings.items():
-            distinct.add_row(f"{n:,}", escape(text))
+            distinct.add_row(f"{n:,}", text)
         console.print(distinct)
 
     if s.unparsed is None:
@@ -205,7 +210,7 @@ def _render_cell(s: CellStructure) -> None:
     unparsed.add_column("Key")
     unparsed.add_column("Error")
     for item in s.unparsed[:MAX_UNPARSED]:
-        unparsed.add_row(item.id, escape(item.key), escape(item.error))
+        unparsed.add_row(item.id, item.key, item.error)
     console.print(unparsed)
     if len(s.unparsed) > MAX_UNPARSED:
         console.print(f"… {len(s.unparsed) - MAX_UNPARSED:,} more (see --json)")
@@ -223,6 +228,7 @@ def flag(
 ) -> None:
     """Flag other sentence-valued or multi-clause keys and their current strict accuracy (seed §5)."""
     options = ResponseOptions(responses, epochs, scorer, filter, id_field, model_name)
+    check_output("--json", json, protected_paths(bench, options))
     benchmark = load_for_cli(bench, options)
     rows = flag_cells(benchmark)
     if json is not None:
@@ -234,7 +240,8 @@ def flag(
     candidates = [r for r in rows if r.candidate]
     if candidates:
         console.print(
-            "[bold red]Highlighted[/bold red]: 0 strict-correct on every evaluated flagged "
+            styled("[bold red]Highlighted[/bold red]: ")
+            + "0 strict-correct on every evaluated flagged "
             f"response ({len(candidates)} cell(s)) — candidates for their own rule. A signal, "
             "not proof the current scoring is wrong."
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -27,7 +28,8 @@ def score(
     """Score each case's response against its key; print one JSON object per case, in order.
 
     Output fields: id, accept, the rule's output values (physical_stability: status, joint), reason,
-    uncertain (why the verdict may be a misreading; empty when certain).
+    uncertain (why the verdict may be a misreading; empty when certain), and detail when there is
+    one (a rule error's message, why an output is null).
     """
     scorer = Scorer(load_rule(resolve_rule_path(rule)))
     source = sys.stdin if cases == "-" else Path(cases)
@@ -35,10 +37,29 @@ def score(
     for case in read_cases(source):
         verdict = scorer.score(case.key, case.response)
         record = {
-            "id": case.id,
+            "id": _finite(case.id),
             "accept": verdict.accept,
             **verdict.values,
             "reason": verdict.reason,
             "uncertain": list(verdict.uncertain),
         }
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        if verdict.detail:
+            record["detail"] = verdict.detail
+        out.write(_json_line(record) + "\n")
+
+
+def _finite(value: object) -> object:
+    """An id as given, except a number JSON cannot hold (``NaN``, ``Infinity``): null."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def _json_line(record: dict) -> str:
+    """The record as one line of valid JSON; an id that cannot be written as JSON (``NaN`` inside
+    it, nesting too deep to write back) becomes null, and ``detail`` says so."""
+    try:
+        return json.dumps(record, ensure_ascii=False, allow_nan=False)
+    except (ValueError, RecursionError):
+        note = "the case's id cannot be written back as JSON: shown as null"
+        detail = record.get("detail")
+        record.update(id=None, detail=f"{detail}; {note}" if detail else note)
+        return json.dumps(record, ensure_ascii=False, allow_nan=False)

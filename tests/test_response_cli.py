@@ -273,7 +273,9 @@ def test_keys_shows_questions_from_the_csv_tree(run_cli) -> None:
 
 
 def test_benchmark_toml_names_sources(tmp_path: Path, run_cli) -> None:
-    (tmp_path / "benchmark.toml").write_text(
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "benchmark.toml").write_text(
         f"""name = "logs"
 [keys]
 path = "{DATASET}"
@@ -292,8 +294,8 @@ id_field = "question_id"
 """,
         encoding="utf-8",
     )
-    out = tmp_path / "audit.json"
-    result = run_cli("check", PS, "--bench", str(tmp_path), "--json", str(out), *FAST)
+    out = tmp_path / "audit.json"  # outside the benchmark: keyaudit never writes into it
+    result = run_cli("check", PS, "--bench", str(bench), "--json", str(out), *FAST)
     assert result.code == 0, result.err
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["models_found"] == ["Synth Atlas XL", "synth-dune-mini"]
