@@ -8,8 +8,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from keyaudit.engine.errors import KeyauditError
+from keyaudit.engine.errors import KeyauditError, UsageError
 from keyaudit.engine.stats.bootstrap_bench import BenchRow, cpu_count, run_bootstrap_bench
+
+#: Simulated image clusters (models x domains x images) at most: 6x the full-corpus job.
+MAX_CELLS = 10_000_000
 
 app = typer.Typer(help="Time keyaudit's numeric kernels on simulated data.", no_args_is_help=True)
 
@@ -45,16 +48,30 @@ def render_rows(rows: list[BenchRow], title: str) -> Table:
 
 @app.command()
 def bootstrap(
-    models: Annotated[int, typer.Option(help="Models in the simulated benchmark.", min=1)] = 10,
-    domains: Annotated[int, typer.Option(help="Paired domains (strata).", min=1)] = 31,
-    images: Annotated[int, typer.Option(help="Image clusters per domain.", min=1)] = 50,
-    resamples: Annotated[int, typer.Option(help="Bootstrap resamples per model.", min=1)] = 10_000,
-    seed: Annotated[int, typer.Option(help="Seed of the simulation and of the bootstrap.")] = 0,
+    models: Annotated[
+        int, typer.Option(help="Models in the simulated benchmark.", min=1, max=1000)
+    ] = 10,
+    domains: Annotated[int, typer.Option(help="Paired domains (strata).", min=1, max=1000)] = 31,
+    images: Annotated[
+        int, typer.Option(help="Image clusters per domain.", min=1, max=1_000_000)
+    ] = 50,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap resamples per model.", min=1, max=1_000_000)
+    ] = 10_000,
+    seed: Annotated[
+        int,
+        typer.Option(help="Seed of the simulation and of the bootstrap.", min=0, max=2**64 - 1),
+    ] = 0,
     corpus: Annotated[
         bool, typer.Option(help="Also time the full-corpus job (16 x 34 x 3,000).")
     ] = True,
 ) -> None:
     """Time the bootstrap kernel (1 thread, all threads) against the numpy and Python references."""
+    if models * domains * images > MAX_CELLS:
+        raise UsageError(
+            f"--models x --domains x --images is {models * domains * images:,}; the simulation"
+            f" holds at most {MAX_CELLS:,} image clusters"
+        )
     console = Console()
     try:
         rows = run_bootstrap_bench(models, domains, images, resamples, seed, corpus=corpus)
