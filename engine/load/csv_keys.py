@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError, located
-from .filekind import file_problem
+from .filekind import exists_at_all, file_problem
 
 #: (id, key, question) column names: the published ones first, then keyaudit's own.
 ID_COLUMNS = ("question_id", "id")
@@ -28,7 +28,11 @@ TREE_FILE = "answer_key.csv"
 
 def csv_tree_files(folder: Path) -> list[Path]:
     """``<folder>/*/answer_key.csv`` (the published layout), sorted; empty when there is none."""
-    found = sorted(folder.glob(f"*/{TREE_FILE}"))
+    try:
+        children = sorted(child for child in folder.iterdir() if child.is_dir())
+    except OSError:
+        return []
+    found = [child / TREE_FILE for child in children if exists_at_all(child / TREE_FILE)]
     for path in found:
         problem = file_problem(path, "a CSV file")
         if problem is not None:  # a dangling link or a folder of that name: never skipped
