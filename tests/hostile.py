@@ -1,7 +1,7 @@
 """Helpers for the hardening tests (issue 11): hostile inputs, and what a run may touch.
 
 * :func:`run_keyaudit` runs the real console entry point (``keyaudit.cli.app:run``) in a child
-  process and measures its wall time and peak memory (``ru_maxrss`` from ``wait4``).
+  process and measures its wall time and peak memory (the child's own ``VmHWM``).
 * :func:`opened_files` records every file the process opens (Python's ``open`` audit event), so a
   test can assert that nothing outside the allowed places was read or written.
 * :func:`assert_one_line_error` checks the error contract: exit 2, one line on stderr,
@@ -20,6 +20,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ENTRY = "import sys; sys.argv[0] = 'keyaudit'; from keyaudit.cli.app import run; run()"
+#: The entry point with the child's own peak memory (VmHWM) written to a file as it exits. Not
+#: ``ru_maxrss`` from ``wait4``: Linux carries the parent's high-water mark through fork and
+#: exec, so a child of a big pytest process would report pytest's size.
+MEASURED_ENTRY = (
+    "import os, sys\n"
+    "real_exit = os._exit\n"
+    "def _exit(code):\n"
+    "    with open('/proc/self/status') as s, open(os.environ['KEYAUDIT_TEST_PEAK'], 'w') as o:\n"
+    "        o.write(next(l for l in s if l.startswith('VmHWM')).split()[1])\n"
+    "    real_exit(code)\n"
+    "os._exit = _exit\n"
+    "sys.argv[0] = 'keyaudit'\n"
+    "from keyaudit.cli.app import run\n"
+    "run()\n"
+)
 
 
 @dataclass
@@ -35,28 +50,31 @@ def run_keyaudit(
     *args: str, stdin: bytes | str | None = None, env: dict[str, str] | None = None, timeout=120
 ) -> Run:
     """``keyaudit ARGS`` through the console entry point in a child process, measured."""
+    import tempfile
+
     environment = dict(os.environ)
     environment.update(env or {})
+    handle, peak_file = tempfile.mkstemp(prefix="keyaudit-peak-")
+    os.close(handle)
+    environment["KEYAUDIT_TEST_PEAK"] = peak_file
     data = stdin.encode() if isinstance(stdin, str) else stdin
     started = time.monotonic()
     child = subprocess.Popen(
-        [sys.executable, "-c", ENTRY, *args],
+        [sys.executable, "-c", MEASURED_ENTRY, *args],
         stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=environment,
     )
-    # communicate() reaps the child; wait4 must reap it to read its own peak memory.
     out, err = _communicate_without_reaping(child, data, timeout)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
+    code = child.wait(timeout)
     seconds = time.monotonic() - started
+    try:
+        peak_kb = int(Path(peak_file).read_text() or 0)
+    finally:
+        os.unlink(peak_file)
     return Run(
-        child.returncode,
-        out.decode("utf-8", "replace"),
-        err.decode("utf-8", "replace"),
-        seconds,
-        usage.ru_maxrss / 1024,
+        code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), seconds, peak_kb / 1024
     )
 
 

@@ -161,12 +161,6 @@ def test_hostile_grammar_names_are_one_line_errors(
         (ANSWER_GRAMMAR.replace("WORD: /\\S+/\n", "%import .b.WORD\n"), "nest too deeply"),
         (ANSWER_GRAMMAR.replace("/\\S+/", "/a{99999999999}/"), "repetition number is too large"),
         (ANSWER_GRAMMAR.replace("/\\S+/", "/(/"), "grammar"),
-        (
-            ANSWER_GRAMMAR.replace("_item: status | WORD", "_item: status | WORD | r0")
-            + "".join(f"r{i}: r{i + 1}\n" for i in range(3000))
-            + 'r3000: "zz"\n',
-            "nest too deeply",
-        ),
         ("\ufeffstart: WORD\nWORD: /x/\n\udcff", "UTF-8"),
     ],
 )
@@ -201,3 +195,18 @@ def test_a_grammar_error_through_the_console_entry_point(tmp_path: Path) -> None
     rule = make_rule(tmp_path / "r", answer_name="../x.lark")
     run = run_keyaudit("score", str(rule), "--cases", "-", stdin=CASE)
     assert_one_line_error(run.err, run.code, "outside the allowed grammar folders")
+
+
+def test_a_deep_rule_chain_gives_verdicts(tmp_path: Path, run_cli) -> None:
+    """A chain of a thousand rules builds, and an answer through it is a verdict, not a crash."""
+    grammar = (
+        ANSWER_GRAMMAR.replace("_item: status | WORD", "_item: status | WORD | r0")
+        + "".join(f"r{i}: r{i + 1}\n" for i in range(1000))
+        + 'r1000: "zz"\n'
+    )
+    rule = make_rule(tmp_path / "r", grammar)
+    case = json.dumps({"key": "stable", "response": "ANSWER: stable zz"}) + "\n"
+    result = run_cli("score", str(rule), "--cases", "-", stdin=case)
+    assert result.code == 0, result.err
+    record = json.loads(result.out)
+    assert record["reason"] == "rule error" and "nests too deeply" in record["detail"]

@@ -152,7 +152,12 @@ class Expression:
             return self._evaluate(env)
         except RecursionError:
             raise ExpressionError(
-                located(self.origin.path, self.origin.line, None, "expression nests too deeply")
+                located(
+                    self.origin.path,
+                    self.origin.line,
+                    None,
+                    "expression, or the parse tree it reads, nests too deeply",
+                )
             ) from None
 
     def __repr__(self) -> str:
