@@ -39,7 +39,7 @@ def new_rule(
     ] = Path("."),
 ) -> None:
     """Scaffold a rule and its key/answer grammars from the cell's induced key templates."""
-    check_output("--out", out, protected_paths(bench))
+    check_output("--out", out, protected_paths(bench), folder=True)
     benchmark = load_benchmark(bench_dir(bench), with_responses=False)
     require_cell(benchmark, domain, level)
     keys = [k.answer for k in benchmark.keys_in_cell(domain, level)]

@@ -92,11 +92,13 @@ JsonOption = Annotated[
 ]
 
 
-def check_output(option: str, target: str | Path | None, protected: list[Path]) -> None:
+def check_output(
+    option: str, target: str | Path | None, protected: list[Path], *, folder: bool = False
+) -> None:
     """Refuse, before any work, an output that could not be written or would land in the data.
 
-    ``target`` (a file, or a folder for ``new-rule --out``) must be in an existing folder that
-    can be written, must not be a directory (unless ``option`` writes a folder), and, links
+    ``target`` (a file, or with ``folder`` a folder, as ``new-rule --out``) must be in an existing
+    folder that can be written, must not be a directory (unless ``folder``), and, links
     followed, must lie outside every ``protected`` path (the benchmark directory, the response
     sources, the rule files): keyaudit never overwrites the data it audits. ``-`` is stdout.
     """
@@ -107,7 +109,6 @@ def check_output(option: str, target: str | Path | None, protected: list[Path]) 
     if "\0" in text:
         raise UsageError(f"{option} {shown}: the path contains a NUL character")
     path = Path(text)
-    folder_wanted = option == "--out"
     try:
         resolved = path.resolve()
     except (OSError, RuntimeError) as error:
@@ -122,7 +123,7 @@ def check_output(option: str, target: str | Path | None, protected: list[Path]) 
                 f"{option} {shown}: inside {printable(str(root))}, which keyaudit only reads; "
                 "write the output somewhere else"
             )
-    if folder_wanted:
+    if folder:
         existing = path
         while not exists_at_all(existing) and existing.parent != existing:
             existing = existing.parent

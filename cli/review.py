@@ -21,9 +21,10 @@ from .common import (
     ResponseOptions,
     ResponsesOption,
     ScorerOption,
+    check_output,
     console,
-    err_console,
     load_for_cli,
+    protected_paths,
 )
 
 
@@ -35,7 +36,11 @@ def review(
     ],
     sample: Annotated[
         int,
-        typer.Option("--sample", help="Certain verdicts drawn at random, to estimate the rule's error rate."),
+        typer.Option(
+            "--sample",
+            help="Certain verdicts drawn at random, to estimate the rule's error rate.",
+            max=1_000_000,
+        ),
     ] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the random sample.")] = 0,
     bench: BenchOption = None,
@@ -51,7 +56,9 @@ def review(
         _review(rules, out, sample, seed, bench,
                 ResponseOptions(responses, epochs, scorer, filter, id_field, model_name))
     except KeyauditError as error:
-        err_console.print(f"keyaudit: error: {error}", markup=False, soft_wrap=True)
+        from .app import report_error
+
+        report_error(error)
         raise SystemExit(error.exit_code) from None
 
 
@@ -66,9 +73,9 @@ def _review(rule_args, out: Path, sample: int, seed: int, bench, options: Respon
         raise UsageError(f"--out must end in .jsonl or .csv, got {out.name!r}")
     if sample < 0:
         raise UsageError(f"--sample must be 0 or more, got {sample}")
-    if not out.parent.is_dir():
-        raise UsageError(f"--out {out}: no such folder {out.parent}")
-    rules = [load_rule(resolve_rule_path(r)) for r in rule_args]
+    rule_paths = [resolve_rule_path(r) for r in rule_args]
+    check_output("--out", out, protected_paths(bench, options, tuple(rule_paths)))
+    rules = [load_rule(path) for path in rule_paths]
     benchmark = load_for_cli(bench, options)
     rows = review_queue(benchmark, rules, sample, seed)
     text = review_csv(rows) if suffix == ".csv" else review_jsonl(rows)

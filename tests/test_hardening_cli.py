@@ -249,3 +249,14 @@ def test_the_score_memo_holds_a_bounded_amount(monkeypatch: pytest.MonkeyPatch) 
     assert all(len(answer) <= MAX_ANSWER_CHARS for _, answer in scorer._memo)
     assert held <= scoring._MEMO_CHARS
     assert sum(len(t) for t in scorer._trees) <= scoring._TREE_CHARS
+
+
+def test_review_out_is_checked_before_any_work(tmp_path: Path, run_cli, bench_copy: Path) -> None:
+    before = snapshot(bench_copy)
+    for out, fragment in (
+        (bench_copy / "review.jsonl", "only reads"),
+        (tmp_path / "missing" / "review.jsonl", "does not exist"),
+    ):
+        result = run_cli("review", PS, "--bench", str(bench_copy), "--out", str(out))
+        assert_one_line_error(result.err, result.code, "--out", fragment)
+    assert snapshot(bench_copy) == before

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError, located
-from .jsonl import read_jsonl
+from .jsonl import allow_long_csv_fields, read_jsonl
 
 _TRUE = {"true", "yes", "y", "1", "accept", "accepted"}
 _FALSE = {"false", "no", "n", "0", "reject", "rejected"}
@@ -93,6 +93,7 @@ def read_adjudications(path: Path) -> list[Adjudication]:
 def _csv_rows(path: Path) -> list[tuple[int, dict]]:
     try:
         with path.open(encoding="utf-8", newline="") as handle:
+            allow_long_csv_fields()
             reader = csv.DictReader(handle)
             if reader.fieldnames is None or not {"id", "model", "accept"} <= set(reader.fieldnames):
                 raise DataError(located(path, 1, None, "a CSV header with id, model, key, answer_line, accept is needed"))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import DataError, located
 from .filekind import exists_at_all, file_problem
+from .jsonl import allow_long_csv_fields
 
 #: (id, key, question) column names: the published ones first, then keyaudit's own.
 ID_COLUMNS = ("question_id", "id")
@@ -47,6 +48,7 @@ def read_csv_keys(path: Path) -> Iterator[tuple[int, str, str, str | None]]:
     except OSError as error:
         raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
     with handle:
+        allow_long_csv_fields()
         reader = csv.reader(handle)
         try:
             header = next(reader, None)

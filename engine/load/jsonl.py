@@ -14,6 +14,7 @@ not Unicode text) are errors of their line too.
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import os
@@ -29,6 +30,12 @@ from .filekind import file_problem
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 #: Longest line read (bytes of UTF-8, after decompression). A longer line is an error.
 MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+def allow_long_csv_fields() -> None:
+    """Let CSV fields be as long as a JSON Lines line (Python's default is 131,072 characters,
+    which a long stored response exceeds); a longer field is a ``malformed CSV`` error."""
+    csv.field_size_limit(MAX_LINE_BYTES)
 
 
 def jsonl_files(folder: Path) -> list[Path]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError, located
-from ..jsonl import read_jsonl, require_field
+from ..jsonl import allow_long_csv_fields, read_jsonl, require_field
 from .records import FieldNames, LoggedRun, LoggedSample, ResponseSource
 
 _CSV_TRUE = {"true", "1", "yes"}
@@ -81,6 +81,7 @@ def _csv_rows(path: Path, names: FieldNames) -> Iterator[tuple[int, dict[str, An
     except OSError as error:
         raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
     with handle:
+        allow_long_csv_fields()
         reader = csv.DictReader(handle)
         line = 1
         try:
