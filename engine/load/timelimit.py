@@ -74,7 +74,12 @@ def time_limit(seconds: float, what: str) -> Iterator[None]:
     if _state.active is not None or not available():
         yield
         return
-    previous = signal.signal(signal.SIGVTALRM, _expired)
+    # keyaudit's handler stays installed once set where nobody else had one (it does nothing
+    # outside a bounded block): two signal() calls per answer would cost more than the timer.
+    previous = signal.getsignal(signal.SIGVTALRM)
+    resident = previous in (signal.SIG_DFL, None, _expired)
+    if previous is not _expired:
+        signal.signal(signal.SIGVTALRM, _expired)
     _state.active = (seconds, what)
     signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
     try:
@@ -82,7 +87,8 @@ def time_limit(seconds: float, what: str) -> Iterator[None]:
     finally:
         _state.active = None
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        signal.signal(signal.SIGVTALRM, previous)
+        if not resident:
+            signal.signal(signal.SIGVTALRM, previous)
 
 
 class ItemClock:

@@ -41,6 +41,7 @@ from .expr_eval import (
     function_reference,
     type_name,
 )
+from .expr_limits import Budget
 from .expr_parse import DEFAULT_ORIGIN, Origin, parse
 
 __all__ = [
@@ -122,7 +123,7 @@ class SimpleNode:
 class Expression:
     """A checked, compiled expression: parse once, :meth:`evaluate` many times."""
 
-    __slots__ = ("source", "names", "origin", "_evaluate", "_needs_scope")
+    __slots__ = ("source", "names", "origin", "_evaluate", "_needs_scope", "_budget")
 
     def __init__(
         self,
@@ -131,6 +132,7 @@ class Expression:
         origin: Origin,
         evaluate: Evaluator,
         needs_scope: bool,
+        budget: Budget | None = None,
     ) -> None:
         self.source = source
         #: The free names the expression reads (a subset of the names it was compiled with).
@@ -138,6 +140,7 @@ class Expression:
         self.origin = origin
         self._evaluate = evaluate
         self._needs_scope = needs_scope
+        self._budget = budget if budget is not None else Budget()
 
     def evaluate(self, env: Mapping[str, Any]) -> Any:
         """The value of the expression with ``env`` binding its names.
@@ -148,7 +151,7 @@ class Expression:
         """
         try:
             if self._needs_scope:
-                return budgeted(self._evaluate, env)
+                return budgeted(self._evaluate, env, self._budget)
             return self._evaluate(env)
         except RecursionError:
             raise ExpressionError(
@@ -176,4 +179,6 @@ def compile_expression(
     where = origin if origin is not None else DEFAULT_ORIGIN
     tree = parse(source, where)
     compiled = compile_tree(tree, names, where)
-    return Expression(source, compiled.names, where, compiled.evaluate, compiled.needs_budget)
+    return Expression(
+        source, compiled.names, where, compiled.evaluate, compiled.needs_budget, compiled.budget
+    )

@@ -31,7 +31,6 @@ depth and integer bounds.
 from __future__ import annotations
 
 import difflib
-import threading
 from collections.abc import Callable, Collection, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -57,7 +56,7 @@ __all__ = [
 ]
 
 from .expr_functions import FUNCTIONS, Function, function_reference
-from .expr_limits import MAX_INT, MIN_INT, Budget
+from .expr_limits import MAX_INT, MAX_STEPS, MIN_INT, Budget
 from .expr_values import (
     _BINARY,
     _COMPARISONS,
@@ -85,9 +84,10 @@ class Compiled:
 
     evaluate: Evaluator
     names: frozenset[str]
-    #: Whether evaluation needs a budget in its scope (anything but names, fields and literals
-    #: of scalars does).
+    #: Whether evaluation charges its budget (anything but names, fields, literals and calls of
+    #: functions that read a bounded amount does).
     needs_budget: bool
+    budget: Budget
 
 
 Locals = frozenset  # the comprehension variables visible at a point of the tree
@@ -109,6 +109,8 @@ class _Compiler:
         self.origin = origin
         self.free: set[str] = set()
         self.needs_budget = False
+        #: The budget every closure of this expression charges (reset per evaluation).
+        self.budget = Budget()
 
     # ---- errors
 
@@ -250,6 +252,7 @@ class _Compiler:
         return binary
 
     def c_binary(self, tree: Tree, local: Locals) -> Evaluator:
+        budget = self.budget
         left_tree, symbol, right_tree = tree.children
         left = self.compile(left_tree, local)
         right = self.compile(right_tree, local)
@@ -265,7 +268,7 @@ class _Compiler:
             try:
                 value = apply(a, b)
                 if type(value) in _SEQUENCE_RESULTS:
-                    _active.budget.built(value)
+                    budget.built(value)
                 return value
             except Exception as error:
                 raise convert(error) from None
@@ -273,6 +276,7 @@ class _Compiler:
         return plus
 
     def c_compare(self, tree: Tree, local: Locals) -> Evaluator:
+        budget = self.budget
         if len(tree.children) > 3:
             second = tree.children[3].children[0]
             raise self.error_at(
@@ -287,21 +291,22 @@ class _Compiler:
         convert = self.rethrow(op_tree.children[0])
         if symbol in ("==", "!="):  # total: never raises but for the budget
             equal = symbol == "=="
+            compiler = self
 
             def compare_equal(env: Scope) -> bool:
                 a = left(env)
                 b = right(env)
                 if type(a) in _SEQUENCE_RESULTS and type(b) in _SEQUENCE_RESULTS:
-                    # Outside a comprehension there may be no budget: one comparison of two
-                    # bounded values (at most MAX_SIZE each) is bounded on its own.
-                    budget = getattr(_active, "budget", None)
+                    # An expression that charges nothing else runs without a reset budget: one
+                    # comparison of bounded values is then charged to a budget of its own.
                     try:
-                        (budget or Budget()).comparing(a, b)
+                        (budget if compiler.needs_budget else Budget()).comparing(a, b)
                     except Exception as error:
                         raise convert(error) from None
                 return (a == b) is equal
 
             return compare_equal
+        self.needs_budget = True
         self.needs_budget = True
         apply = _COMPARISONS[symbol]
         containment = symbol in ("in", "not in")
@@ -310,7 +315,6 @@ class _Compiler:
             a = left(env)
             b = right(env)
             try:
-                budget = _active.budget
                 if containment:
                     budget.charge(1 + budget.reading(b) + budget.reading(a))
                 else:
@@ -368,6 +372,7 @@ class _Compiler:
         return self.binary(tree.children[1], _index, target, position)
 
     def c_slice(self, tree: Tree, local: Locals) -> Evaluator:
+        budget = self.budget
         target_tree, start_tree, stop_tree = tree.children
         target = self.compile(target_tree, local)
         start = self.compile(start_tree, local) if start_tree is not None else _constant(None)
@@ -380,7 +385,7 @@ class _Compiler:
             try:
                 result = _slice(value, low, high)
                 if type(result) in _SEQUENCE_RESULTS:
-                    _active.budget.charge(len(result))
+                    budget.charge(len(result))
                 return result
             except Exception as error:
                 raise convert(error) from None
@@ -388,6 +393,7 @@ class _Compiler:
         return sliced
 
     def c_call(self, tree: Tree, local: Locals) -> Evaluator:
+        budget = self.budget
         token, *arg_trees = tree.children
         name = self.check_name(token)
         function = FUNCTIONS.get(name)
@@ -428,7 +434,6 @@ class _Compiler:
             def call1(env: Scope) -> Any:
                 value = only(env)
                 try:
-                    budget = _active.budget
                     if cost is not None:
                         budget.charge(cost(budget, value))
                     result = impl(value)
@@ -446,7 +451,6 @@ class _Compiler:
                 a = first(env)
                 b = second(env)
                 try:
-                    budget = _active.budget
                     if cost is not None:
                         budget.charge(cost(budget, a, b))
                     result = impl(a, b)
@@ -461,7 +465,6 @@ class _Compiler:
         def call(env: Scope) -> Any:
             values = [arg(env) for arg in args]
             try:
-                budget = _active.budget
                 if cost is not None:
                     budget.charge(cost(budget, *values))
                 result = impl(*values)
@@ -476,6 +479,7 @@ class _Compiler:
     # ---- comprehension
 
     def c_listcomp(self, tree: Tree, local: Locals) -> Evaluator:
+        budget = self.budget
         element_tree, variable, iterable_tree, *rest = tree.children
         condition_tree = rest[0] if rest else None
         name = self.check_name(variable)
@@ -495,7 +499,6 @@ class _Compiler:
                     raise ExpressionError(f"comprehension over more than {MAX_ITEMS} elements")
             except Exception as error:
                 raise convert(error) from None
-            budget = _active.budget
             try:
                 budget.charge(len(items))
             except Exception as error:
@@ -544,26 +547,23 @@ def compile_tree(tree: Tree, names: Collection[str], origin: Origin) -> Compiled
         evaluate = compiler.compile(tree, frozenset())
     except RecursionError:
         raise fail(origin, None, None, "expression nests too deeply") from None
-    return Compiled(evaluate, frozenset(compiler.free), compiler.needs_budget)
+    return Compiled(evaluate, frozenset(compiler.free), compiler.needs_budget, compiler.budget)
 
 
-#: The budget of the evaluation running in this thread (:func:`budgeted`).
-_active = threading.local()
-
-
-def budgeted(evaluate: Evaluator, env: Scope) -> Any:
-    """Run ``evaluate(env)`` with a fresh :class:`Budget` (an evaluation inside it, such as a
-    derived attribute, gets its own and the outer one is restored after)."""
-    outer = getattr(_active, "budget", None)
-    _active.budget = Budget()
+def budgeted(evaluate: Evaluator, env: Scope, budget: Budget) -> Any:
+    """Run ``evaluate(env)`` with ``budget`` full (the closures of one compiled expression share
+    one :class:`Budget`); an evaluation of the same expression inside it (a derived attribute
+    read again on another node) gets a full budget too, and the outer one's is restored after."""
+    saved = budget.left, budget._sizes
+    budget.left, budget._sizes = MAX_STEPS, None
     try:
         return evaluate(env)
     finally:
-        _active.budget = outer
+        budget.left, budget._sizes = saved
 
 
 def new_scope(env: Any) -> Scope:
-    """The scope of one evaluation: a copy of ``env`` (the budget lives in :func:`budgeted`)."""
+    """The scope of one evaluation: a copy of ``env``."""
     return dict(env)
 
 

@@ -379,13 +379,18 @@ class CompiledGrammar:
         before are converted, which keeps building the tree linear in the number of items
         instead of quadratic.
         """
-        seen = self._converted.get(id(children))
-        done = seen[1] if seen is not None and seen[0] is children else 0
-        for index in range(done, len(children)):
-            child = children[index]
-            if isinstance(child, Token):
-                children[index] = _leaf(child)
-        self._converted[id(children)] = (children, len(children))
+        if len(children) <= 16:  # a short list: converting it again costs less than remembering
+            for index, child in enumerate(children):
+                if isinstance(child, Token):
+                    children[index] = _leaf(child)
+        else:
+            seen = self._converted.get(id(children))
+            done = seen[1] if seen is not None and seen[0] is children else 0
+            for index in range(done, len(children)):
+                child = children[index]
+                if isinstance(child, Token):
+                    children[index] = _leaf(child)
+            self._converted[id(children)] = (children, len(children))
         start = children[0].start if children else 0
         end = children[-1].end if children else start
         return Node(str(kind), children, self._source, start, end, self._hook)

@@ -136,7 +136,10 @@ def normalise_characters(text: str, fmt: AnswerFormat, limit: int | None = None)
     characters (:func:`~.answer_limits.bounded_replace`).
     """
     for old, new in fmt.replace:
-        text = text.replace(old, new) if limit is None else bounded_replace(text, old, new, limit)
+        if old in text:
+            text = (
+                text.replace(old, new) if limit is None else bounded_replace(text, old, new, limit)
+            )
     return text.translate(_deletions(fmt.delete)) if fmt.delete else text
 
 
