@@ -260,3 +260,10 @@ def test_review_out_is_checked_before_any_work(tmp_path: Path, run_cli, bench_co
         result = run_cli("review", PS, "--bench", str(bench_copy), "--out", str(out))
         assert_one_line_error(result.err, result.code, "--out", fragment)
     assert snapshot(bench_copy) == before
+
+
+def test_an_emoji_code_in_a_path_is_printed_literally(tmp_path: Path, run_cli) -> None:
+    missing = tmp_path / "data :x: [bold]here[/bold]"
+    result = run_cli("flag", "--bench", str(missing))
+    line = assert_one_line_error(result.err, result.code, ":x: [bold]here[/bold]")
+    assert "❌" not in line
