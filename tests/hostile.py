@@ -66,7 +66,7 @@ def run_keyaudit(
         stderr=subprocess.PIPE,
         env=environment,
     )
-    out, err = _communicate_without_reaping(child, data, timeout)
+    out, err = _communicate(child, data, timeout)
     code = child.wait(timeout)
     seconds = time.monotonic() - started
     try:
@@ -78,7 +78,7 @@ def run_keyaudit(
     )
 
 
-def _communicate_without_reaping(child: subprocess.Popen, data: bytes | None, timeout: float):
+def _communicate(child: subprocess.Popen, data: bytes | None, timeout: float):
     import threading
 
     chunks: dict[str, bytes] = {}
