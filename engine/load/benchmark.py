@@ -47,6 +47,9 @@ KEY_FORMATS = ("auto", "jsonl", "csv")
 MAX_ID_CHARS = 1000
 #: Largest level number (levels are small integers such as 1-5).
 MAX_LEVEL = 1_000_000
+#: Bounds the id pattern's time on each id while :func:`load_benchmark` runs (one repeating
+#: timer for the whole load; two attribute writes per id).
+_ID_CLOCK = ItemClock(ID_SECONDS, "the id pattern")
 
 
 @dataclass(frozen=True)
@@ -298,13 +301,11 @@ def parse_item_id(
                 path, line, None, f"id longer than {MAX_ID_CHARS:,} characters: {item_id[:40]!r}..."
             )
         )
+    clock = clock or _ID_CLOCK
     try:
-        if clock is None:
-            match = pattern.match(item_id)
-        else:
-            clock.start()
-            match = pattern.match(item_id)
-            clock.stop()
+        clock.start()
+        match = pattern.match(item_id)
+        clock.stop()
     except TimeLimitExceeded as error:
         raise DataError(
             located(
@@ -461,33 +462,23 @@ def _parse_keys(files: list[Path], config: BenchmarkConfig) -> dict[str, KeyItem
     keys: dict[str, KeyItem] = {}
     seen_at: dict[str, tuple[Path, int]] = {}
     for path in files:
-        with ItemClock(ID_SECONDS, "the id pattern") as clock:
-            _parse_key_file(path, config, keys, seen_at, clock)
-    return keys
-
-
-def _parse_key_file(
-    path: Path,
-    config: BenchmarkConfig,
-    keys: dict[str, KeyItem],
-    seen_at: dict[str, tuple[Path, int]],
-    clock: ItemClock,
-) -> None:
-    for line, item_id, answer, question in _key_rows(path, config.fields):
-        if item_id in keys:
-            first_path, first_line = seen_at[item_id]
-            first = first_path.name if first_path.parent == path.parent else str(first_path)
-            raise DataError(
-                located(
-                    path,
-                    line,
-                    None,
-                    f"duplicate id {item_id!r} (first at {first}:{first_line})",
+        for line, item_id, answer, question in _key_rows(path, config.fields):
+            if item_id in keys:
+                first_path, first_line = seen_at[item_id]
+                first = first_path.name if first_path.parent == path.parent else str(first_path)
+                raise DataError(
+                    located(
+                        path,
+                        line,
+                        None,
+                        f"duplicate id {item_id!r} (first at {first}:{first_line})",
+                    )
                 )
+            keys[item_id] = KeyItem(
+                item_id, parse_item_id(item_id, config.id_pattern, path, line), answer, question
             )
-        ref = parse_item_id(item_id, config.id_pattern, path, line, clock)
-        keys[item_id] = KeyItem(item_id, ref, answer, question)
-        seen_at[item_id] = (path, line)
+            seen_at[item_id] = (path, line)
+    return keys
 
 
 def default_sources(root: Path, config: BenchmarkConfig) -> tuple[ResponseSource, ...]:
@@ -525,46 +516,40 @@ def load_responses(
     seen: dict[tuple[str, str, int], str] = {}
     kept: dict[tuple[str, str, int], Response] = {}
     infos: list[RunInfo] = []
-    with ItemClock(ID_SECONDS, "the id pattern") as clock:
-        for source in sources:
-            for run in read_source(source, names):
-                if not run.samples:
-                    continue
-                model = run.model
-                if run.format in ("jsonl", "csv"):
-                    if model in own_files or (model in files and files[model] != run.path):
-                        other = own_files.get(model) or files[model]
+    for source in sources:
+        for run in read_source(source, names):
+            if not run.samples:
+                continue
+            model = run.model
+            if run.format in ("jsonl", "csv"):
+                if model in own_files or (model in files and files[model] != run.path):
+                    other = own_files.get(model) or files[model]
+                    raise DataError(
+                        located(
+                            run.path, None, None, f"model {model!r} also has a file: {other.name}"
+                        )
+                    )
+                own_files[model] = run.path
+            files.setdefault(model, run.path)
+            own = run.format in ("jsonl", "csv")  # one file per model, ids checked in the file
+            for sample in run.samples:
+                slot = (model, sample.id, sample.epoch)
+                if not own:
+                    if slot in kept:
                         raise DataError(
                             located(
-                                run.path,
+                                sample.where,
                                 None,
                                 None,
-                                f"model {model!r} also has a file: {other.name}",
+                                f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
+                                f"{sample.epoch} (also at {seen.get(slot, files[model])})",
                             )
                         )
-                    own_files[model] = run.path
-                files.setdefault(model, run.path)
-                own = run.format in ("jsonl", "csv")  # one file per model, ids checked in the file
-                for sample in run.samples:
-                    slot = (model, sample.id, sample.epoch)
-                    if not own:
-                        if slot in kept:
-                            raise DataError(
-                                located(
-                                    sample.where,
-                                    None,
-                                    None,
-                                    f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
-                                    f"{sample.epoch} (also at {seen.get(slot, files[model])})",
-                                )
-                            )
-                        seen[slot] = sample.where
-                    kept[slot] = _response(sample, model, config, keys, clock)
-                infos.append(
-                    RunInfo(
-                        _shown(run.path, root), run.format, model, len(run.samples), run.details
-                    )
-                )
+                    seen[slot] = sample.where
+                kept[slot] = _response(sample, model, config, keys)
+            infos.append(
+                RunInfo(_shown(run.path, root), run.format, model, len(run.samples), run.details)
+            )
     if epochs == "first" and seen:  # logs may hold several epochs; keep the lowest of each item
         lowest: dict[tuple[str, str], int] = {}
         for model, item_id, epoch in kept:
@@ -585,11 +570,9 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _response(
-    sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyItem], clock: ItemClock
-) -> Response:
+def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyItem]) -> Response:
     where = sample.where
-    ref = parse_item_id(sample.id, config.id_pattern, where, None, clock)
+    ref = parse_item_id(sample.id, config.id_pattern, where, None)
     key = keys.get(sample.id)
     if key is None:
         raise DataError(
@@ -638,6 +621,7 @@ def load_benchmark(
     config = load_config(root)
     collecting = gc.isenabled()
     gc.disable()
+    _ID_CLOCK.__enter__()  # every id of the load is matched within its time bound
     try:
         keys = load_keys(root, config)
         if not with_responses:
@@ -645,5 +629,6 @@ def load_benchmark(
         loaded, files, infos = load_responses(root, config, keys, responses, epochs)
         return Benchmark(root, config, keys, loaded, files, epochs, infos)
     finally:
+        _ID_CLOCK.__exit__()
         if collecting:
             gc.enable()

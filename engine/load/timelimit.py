@@ -130,6 +130,7 @@ class ItemClock:
             raise TimeLimitExceeded(self.seconds, self.what)
 
     def __enter__(self) -> ItemClock:
+        self.running, self._seen, self._strikes = False, -1, 0
         if _state.active is None and available():
             self._previous = signal.signal(signal.SIGVTALRM, self._tick)
             interval = self.seconds / self.TICKS

@@ -335,9 +335,7 @@ class Scorer:
                 reasons.append("a claim made under a condition ('if', 'otherwise') was counted")
             if others and any(c.subject is None and not c.retracted for c in found):
                 named = ", ".join(sorted(str(o) for o in others))
-                reasons.append(
-                    f"a claim without a subject was taken as the target's ({named} also named)"
-                )
+                reasons.append(f"a claim without a subject was taken as the target's ({named} also named)")
         return reasons
 
     def _vocabulary(self) -> frozenset[str]:
