@@ -82,7 +82,7 @@ def test_a_missing_component_found_outside_the_answer_line() -> None:
     response = "D turns faster and keeps its direction.\nANSWER: D turns faster."
     verdict = scorer("gear_train").score(key, response)
     assert verdict.reason == "direction missing"
-    assert any("whole response" in reason for reason in verdict.uncertain)
+    assert any("last lines" in reason for reason in verdict.uncertain)
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ cannot say which, but it can say where its reading was doubtful. A verdict is *u
 * **error recovery** — the parser had to read tokens as plain words to get through the line;
 * **unresolved subject** — a claim with no subject of its own counted for the target while the
   answer also names other entities;
-* **outside the answer line** — a rejection for a missing component, while the whole response
-  (reasoning included) read as an answer would give another verdict;
+* **outside the answer line** — a rejection for a missing component, while the response's
+  conclusion (the line before the answer line, with it) read as an answer is accepted;
 * **rule conditions** — the rule's own ``[[uncertain]]`` clauses (e.g. a value chosen by cue
   precedence over a different number), each with its reason.
 

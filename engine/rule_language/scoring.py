@@ -51,8 +51,23 @@ _MEMO_CHARS = 8_000_000
 _TREE_CHARS = 2_000_000
 _KEYS_LIMIT = 65_536
 
-#: How much of the end of a response the certainty check reads as a whole answer.
-WHOLE_RESPONSE_CHARS = 600
+#: How much of the end of a response the certainty check reads as an answer: the conclusion a
+#: model wrote just before its answer line (or last, when it wrote none).
+CONCLUSION_CHARS = 300
+
+
+def _conclusion(response: str, answer_text: str | None) -> str:
+    """The last non-empty line before the answer line, then the answer line's text; without an
+    answer line, the response's last non-empty line. At most :data:`CONCLUSION_CHARS`."""
+    tail = response[-4 * CONCLUSION_CHARS :].splitlines()
+    lines = [line.strip() for line in tail if line.strip()]
+    if not lines:
+        return ""
+    if answer_text is None:
+        text = lines[-1]
+    else:
+        text = " ".join(lines[-2:-1]) + " " + answer_text
+    return " ".join(text.split())[-CONCLUSION_CHARS:]
 
 __all__ = [
     "MAX_ANSWER_CHARS",
@@ -284,13 +299,14 @@ class Scorer:
                 self._doubts[memo_key] = doubts
             reasons += doubts
         if not verdict.accept and verdict.reason.endswith("missing"):
-            # The end of the response, where a conclusion the answer line dropped would be.
-            whole = " ".join(response[-WHOLE_RESPONSE_CHARS:].split())
-            other = self.score_answer_text(key, whole)
-            if other.accept:
-                reasons.append(
-                    f"the whole response, read as an answer, gives {other.reason or 'accept'}"
-                )
+            conclusion = _conclusion(response, verdict.answer_text)
+            if conclusion:
+                other = self.score_answer_text(key, conclusion)
+                if other.accept:
+                    reasons.append(
+                        "the response's last lines, read as an answer, give "
+                        f"{other.reason or 'accept'}"
+                    )
         return tuple(dict.fromkeys(reasons))
 
     def _tree_doubts(self, parsed_key: ParsedKey, tree: Node, doubtful: bool) -> list[str]:
