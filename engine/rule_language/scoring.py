@@ -63,10 +63,7 @@ def _conclusion(response: str, answer_text: str | None) -> str:
     lines = [line.strip() for line in tail if line.strip()]
     if not lines:
         return ""
-    if answer_text is None:
-        text = lines[-1]
-    else:
-        text = " ".join(lines[-2:-1]) + " " + answer_text
+    text = lines[-1] if answer_text is None else " ".join(lines[-2:-1]) + " " + answer_text
     return " ".join(text.split())[-CONCLUSION_CHARS:]
 
 __all__ = [
