@@ -68,8 +68,9 @@ def parse_levels(text: str) -> tuple[int, int]:
 
 def check(
     rules: Annotated[
-        list[str], typer.Argument(help="Rule file paths or bundled rule names (one rule per cell).")
-    ],
+        list[str] | None,
+        typer.Argument(help="Rule file paths or bundled rule names (one rule per cell)."),
+    ] = None,
     bench: BenchOption = None,
     levels: Annotated[
         str, typer.Option("--levels", help="The two levels compared, lower first: LO,HI.")
@@ -114,12 +115,19 @@ def check(
             help="A review file with 'accept' filled in (keyaudit review): the labels overrule the rule.",
         ),
     ] = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also every bundled rule whose cells the benchmark has (the whole-benchmark audit).",
+        ),
+    ] = False,
 ) -> None:
     """Audit the cells the rules cover: rule proof, key structure, re-scored accuracy, aggregates."""
     out = err_console if json_target == "-" else console
     try:
         _check(
-            rules,
+            list(rules or []),
             bench,
             levels,
             resamples,
@@ -132,6 +140,7 @@ def check(
             out,
             ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
             adjudications,
+            every,
         )
     except KeyauditError as error:
         from .app import report_error
@@ -154,6 +163,7 @@ def _check(
     out: Console,
     options: ResponseOptions,
     adjudications: Path | None = None,
+    every: bool = False,
 ) -> None:
     from keyaudit.engine.audit import Settings, prove_rules, run_audit
     from keyaudit.engine.load.adjudications import read_adjudications
@@ -171,6 +181,10 @@ def _check(
         from keyaudit.engine.reports.plot import check_plot_target
 
         check_plot_target(plot)
+    if not rule_args and not every:
+        raise UsageError(
+            "name at least one rule, or use --all for every bundled rule (see 'keyaudit check --help')"
+        )
     rule_paths = [resolve_rule_path(r) for r in rule_args]
     # Every output is checked before any work: a missing folder, a directory, an unwritable file
     # or a place inside the benchmark fails now, not after the audit ran.
@@ -185,6 +199,10 @@ def _check(
     rules = [load_rule(path) for path in rule_paths]
     labels = read_adjudications(adjudications) if adjudications is not None else []
     benchmark = load_for_cli(bench, options)
+    if every:
+        rules += bundled_rules_for(benchmark, rules)
+        if not rules:
+            raise UsageError("no bundled rule covers a cell of this benchmark")
     # The loaded benchmark (155,000 keys on the example) lives until the end: keep the cyclic
     # garbage collector from rescanning it on every collection of the later stages.
     gc.freeze()
@@ -218,6 +236,24 @@ def _check(
 
         forest_plot(audit, plot)
         out.print(f"Forest plot written to {plot}")
+
+
+def bundled_rules_for(benchmark, given) -> list:
+    """The bundled rules that cover a cell the benchmark has, less those already given (by name or
+    by a covered cell: one rule per cell)."""
+    from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
+    from keyaudit.engine.rule_language.rule import load_rule
+
+    cells = set(benchmark.cells())
+    taken = {(c.domain, c.level) for r in given for c in r.cells}
+    names = {r.name for r in given}
+    found = []
+    for name in bundled_rule_names():
+        rule = load_rule(resolve_rule_path(name))
+        covered = {(c.domain, c.level) for c in rule.cells}
+        if name not in names and covered & cells and not covered & taken:
+            found.append(rule)
+    return found
 
 
 def _write_text(target: str, text: str) -> None:
@@ -337,12 +373,42 @@ def _short(text: str, width: int) -> str:
 
 
 def render_audit(out: Console, audit: Audit) -> None:
-    """Sections 2–6 of the terminal report."""
+    """Sections 2–6 of the terminal report (with a summary first when several cells are ruled)."""
+    if len(audit.cell_summaries) > 1:
+        _render_summary(out, audit)
     _render_structure(out, audit)
     _render_scope(out, audit)
     _render_models(out, audit)
     _render_worked(out, audit)
     _render_aggregates(out, audit)
+
+
+def _render_summary(out: Console, audit: Audit) -> None:
+    section(out, "Every ruled cell: strict scoring vs its rule")
+    table = Table()
+    for column in (
+        "Cell", "Rule", "Keys", "Items", "Responses", "Baseline", "Mean accuracy",
+        "Wrong→right", "Right→wrong", "Uncertain",
+    ):
+        table.add_column(column, justify="left" if column in ("Cell", "Rule") else "right")
+    for c in audit.cell_summaries:
+        table.add_row(
+            f"{c.domain} L{c.level}",
+            c.rule,
+            f"{c.n_keys:,}",
+            f"{c.n_items:,}",
+            f"{c.n_responses:,}",
+            f"{pct(c.baseline_before)} → {pct(c.baseline_after)}",
+            f"{pct(c.mean_before)} → {pct(c.mean_after)}",
+            f"{c.flips_up:,}",
+            f"{c.flips_down:,}",
+            f"{c.n_uncertain:,}",
+        )
+    out.print(table)
+    out.print(
+        "The aggregates at the end apply every rule together; the sections below are per cell.",
+        markup=False,
+    )
 
 
 def _render_structure(out: Console, audit: Audit) -> None:

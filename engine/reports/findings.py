@@ -8,6 +8,7 @@ code that runs an audit.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -335,6 +336,27 @@ class ModelAggregate:
 
 
 @dataclass(frozen=True)
+class CellSummary:
+    """One ruled cell at a glance (the first table of ``check --all``): corpus keys, evaluated
+    items and responses, the baseline and the models' mean accuracy before → after, and the
+    verdict flips both ways over all models."""
+
+    rule: str
+    domain: str
+    level: int
+    n_keys: int
+    n_items: int
+    n_responses: int
+    baseline_before: float
+    baseline_after: float
+    mean_before: float
+    mean_after: float
+    flips_up: int
+    flips_down: int
+    n_uncertain: int
+
+
+@dataclass(frozen=True)
 class Audit:
     """Everything ``keyaudit check`` reports."""
 
@@ -357,6 +379,33 @@ class Audit:
     @property
     def n_ruled_responses(self) -> int:
         return sum(m.n for m in self.models)
+
+    @property
+    def cell_summaries(self) -> tuple[CellSummary, ...]:
+        """One row per ruled cell, in the order of :attr:`cells`."""
+        rows = []
+        for cell in self.cells:
+            models = [m for m in self.models if (m.domain, m.level) == (cell.domain, cell.level)]
+            if not models:
+                continue
+            rows.append(
+                CellSummary(
+                    rule=cell.rule,
+                    domain=cell.domain,
+                    level=cell.level,
+                    n_keys=cell.n_keys,
+                    n_items=cell.n_evaluated,
+                    n_responses=sum(m.n_samples or m.n for m in models),
+                    baseline_before=cell.baseline_before,
+                    baseline_after=cell.baseline_after,
+                    mean_before=math.fsum(m.strict for m in models) / len(models),
+                    mean_after=math.fsum(m.structured for m in models) / len(models),
+                    flips_up=sum(len(m.flips_up) for m in models),
+                    flips_down=sum(len(m.flips_down) for m in models),
+                    n_uncertain=sum(len(m.uncertain) for m in models),
+                )
+            )
+        return tuple(rows)
 
     @property
     def n_uncertain(self) -> int:

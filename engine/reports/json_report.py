@@ -244,6 +244,24 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         ],
         "verdict_changes": [a.model for a in audit.verdict_changes],
         "n_uncertain": audit.n_uncertain,
+        "summary": [
+            {
+                "rule": c.rule,
+                "domain": c.domain,
+                "level": c.level,
+                "n_keys": c.n_keys,
+                "n_items": c.n_items,
+                "n_responses": c.n_responses,
+                "baseline_before": c.baseline_before,
+                "baseline_after": c.baseline_after,
+                "mean_before": _num(c.mean_before),
+                "mean_after": _num(c.mean_after),
+                "flips_up": c.flips_up,
+                "flips_down": c.flips_down,
+                "n_uncertain": c.n_uncertain,
+            }
+            for c in audit.cell_summaries
+        ],
         "adjudications": _adjudications(audit.adjudications),
         "verdicts_that_could_change": [a.model for a in audit.verdicts_that_could_change],
         "flagged": [row.as_json() for row in audit.flagged],

@@ -764,10 +764,46 @@ def _flagged(audit: Audit) -> list[str]:
     return lines
 
 
+def _summary(audit: Audit) -> list[str]:
+    """With several ruled cells, one row per cell before the sections (the whole-benchmark view)."""
+    rows = audit.cell_summaries
+    if len(rows) < 2:
+        return []
+    return [
+        "",
+        "## Summary: every ruled cell",
+        "",
+        "Strict scoring against each cell's proposed rule; mean accuracy is the mean over models."
+        " The aggregates (section 4) apply every rule together.",
+        "",
+        table(
+            ["Cell", "Rule", "Keys", "Items", "Responses", "Baseline", "Mean accuracy",
+             "Wrong→right", "Right→wrong", "Uncertain"],
+            [
+                [
+                    cell_name(c.domain, c.level),
+                    code(c.rule),
+                    count(c.n_keys),
+                    count(c.n_items),
+                    count(c.n_responses),
+                    f"{pct(c.baseline_before)} → {pct(c.baseline_after)}",
+                    f"{pct(c.mean_before)} → **{pct(c.mean_after)}**",
+                    count(c.flips_up),
+                    count(c.flips_down),
+                    count(c.n_uncertain),
+                ]
+                for c in rows
+            ],
+            "llrrrrrrrr",
+        ),
+    ]
+
+
 def render_markdown(audit: Audit) -> str:
     """The whole report as Markdown text (ends with one newline)."""
     parts = (
         _header(audit)
+        + _summary(audit)
         + _scope(audit)
         + _structure(audit)
         + _rule_section(audit)
