@@ -35,7 +35,7 @@ def labelled_rows() -> list[tuple[str, dict]]:
 
 def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
     """Measured on every labelled set (2,869 rows when written): 10 of the 12 wrong verdicts are
-    marked uncertain (83%), 9.6% of all verdicts are. The floors below are those figures; a
+    marked uncertain (83%), 8.2% of all verdicts are. The floors below are those figures; a
     change that loses coverage or flags more fails here."""
     rows = labelled_rows()
     total = flagged = wrong = wrong_flagged = 0
@@ -48,7 +48,7 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
             wrong_flagged += bool(verdict.uncertain)
     assert total >= 2_800
     assert wrong > 0 and wrong_flagged / wrong >= 0.80, (wrong_flagged, wrong)
-    assert flagged / total <= 0.10, flagged / total  # measured 0.096
+    assert flagged / total <= 0.09, flagged / total  # measured 0.082
 
 
 @pytest.mark.parametrize(
