@@ -34,8 +34,8 @@ def labelled_rows() -> list[tuple[str, dict]]:
 
 
 def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
-    """Measured on every labelled set (2,869 rows when written): 10 of the 12 wrong verdicts are
-    marked uncertain (83%), 8.2% of all verdicts are. The floors below are those figures; a
+    """Measured on every labelled set (3,114 rows when written): 15 of the 17 wrong verdicts are
+    marked uncertain (88%), 8.4% of all verdicts are. The floors below are those figures; a
     change that loses coverage or flags more fails here."""
     rows = labelled_rows()
     total = flagged = wrong = wrong_flagged = 0
@@ -47,8 +47,8 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
             wrong += 1
             wrong_flagged += bool(verdict.uncertain)
     assert total >= 2_800
-    assert wrong > 0 and wrong_flagged / wrong >= 0.80, (wrong_flagged, wrong)
-    assert flagged / total <= 0.09, flagged / total  # measured 0.082
+    assert wrong > 0 and wrong_flagged / wrong >= 0.85, (wrong_flagged, wrong)  # measured 0.88
+    assert flagged / total <= 0.09, flagged / total  # measured 0.084
 
 
 @pytest.mark.parametrize(
