@@ -42,7 +42,7 @@ def run_examples(scorer: Scorer) -> list[ExampleResult]:
     """Score every example of the rule and compare with what it states."""
     results = []
     for example in scorer.rule.examples:
-        verdict = scorer.score(example.key, example.response)
+        verdict = scorer.score(example.key, example.response, certainty=False)
         mismatches = []
         if verdict.accept != example.accept:
             mismatches.append(
@@ -112,7 +112,7 @@ def keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = None) ->
         per_key = max(1, MAX_PAIRS // len(texts))
     for position, text in enumerate(texts):
         key = parsed[text]
-        verdict = scorer.score(text, f"{label} {text}")
+        verdict = scorer.score(text, f"{label} {text}", certainty=False)
         if not verdict.accept:
             result.failures.append(
                 KeyFailure(text, text, "a key given as its own answer is rejected", verdict.reason)
@@ -122,7 +122,7 @@ def keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = None) ->
             if other.target == key.target:
                 continue
             result.pairs_checked += 1
-            verdict = scorer.score(text, f"{label} {other_text}")
+            verdict = scorer.score(text, f"{label} {other_text}", certainty=False)
             if verdict.accept:
                 result.failures.append(
                     KeyFailure(text, other_text, "a different key given as the answer is accepted")

@@ -245,10 +245,12 @@ class Scorer:
             key, node, target, template=template, slots=slots, claims_target=claims_target
         )
 
-    def score(self, key: str, response: str) -> Verdict:
+    def score(self, key: str, response: str, certainty: bool = True) -> Verdict:
         """Score a full stored response (its answer line is found here) against ``key``.
 
         The verdict carries its certainty (:meth:`certainty`): the reasons it may be a misreading.
+        Checks that only need the verdict (the keys check, baselines, examples) pass
+        ``certainty=False`` and skip that work.
         """
         fmt = self.rule.answer_format
         line = find_answer_line(response, fmt.label, fmt.which)
@@ -256,6 +258,8 @@ class Scorer:
             verdict = Verdict(False, ANSWER_MISSING, self._empty_values())
         else:
             verdict = self.score_answer_text(key, line.text)
+        if not certainty:
+            return verdict
         try:
             with time_limit(ANSWER_SECONDS, "judging the verdict's certainty"):
                 reasons = self.certainty(key, response, verdict)

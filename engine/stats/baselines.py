@@ -66,7 +66,9 @@ def rule_baseline(scorer: Scorer, keys: Sequence[str]) -> RuleBaseline:
     scored = []
     for candidate in distinct:
         response = f"{label} {candidate}"
-        correct = sum(n for key, n in counts.items() if scorer.score(key, response).accept)
+        correct = sum(
+            n for key, n in counts.items() if scorer.score(key, response, certainty=False).accept
+        )
         scored.append((candidate, correct))
     scored.sort(key=lambda item: (-item[1], item[0]))
     best, correct = scored[0]
