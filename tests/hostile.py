@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -157,3 +158,26 @@ def inside(path: str, *roots: Path) -> bool:
     """Whether ``path`` (resolved) lies in one of ``roots`` (resolved)."""
     resolved = Path(path).resolve()
     return any(resolved == r.resolve() or r.resolve() in resolved.parents for r in roots)
+
+
+def status_rule(
+    key_grammar: str = "k.lark", answer_grammar: str = "a.lark", name: str = "t", outputs: str = ""
+) -> str:
+    """The smallest rule the hostile tests need: a status read from the answer, compared with the
+    key's; grammar names are written as given (TOML strings), ``outputs`` adds [output] lines."""
+    return f"""[rule]
+name = {json.dumps(name)}
+cells = [{{domain = "dom", level = 5}}]
+key_grammar = {json.dumps(key_grammar)}
+answer_grammar = {json.dumps(answer_grammar)}
+[key]
+status = "key.status"
+[[let]]
+name = "said"
+expr = "first([s.status for s in find(answer, 'status')])"
+[[require]]
+reason = "wrong"
+check = "said == target.status"
+[output]
+status = "said"
+{outputs}"""

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hostile import status_rule
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -133,23 +134,7 @@ BASE_GRAMMAR = (
     "STATUS.3: /stable|unstable/\nT.2: /{regex}/\nWORD: /\\S+/\n%ignore /\\s+/\n"
 )
 KEY_GRAMMAR = "start: status REST?\nstatus: STATUS\nSTATUS: /stable|unstable/\nREST: /;.*/\n"
-RULE = """[rule]
-name = "fuzz"
-cells = [{domain = "dom", level = 5}]
-key_grammar = "k.lark"
-answer_grammar = "a.lark"
-[key]
-status = "key.status"
-[[let]]
-name = "said"
-expr = "first([s.status for s in find(answer, 'status')])"
-[[require]]
-reason = "wrong"
-check = "said == target.status"
-[output]
-status = "said"
-ts = "[text(t) for t in find(answer, 't')]"
-"""
+RULE = status_rule(name="fuzz", outputs="ts = \"[text(t) for t in find(answer, 't')]\"\n")
 GRAMMAR_NOISE = st.text(alphabet=":|()[]{}/\\\"'*+?._%-> \nabcTSW0123", max_size=6)
 
 

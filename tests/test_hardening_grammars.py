@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hostile import assert_one_line_error, inside, opened_files, run_keyaudit
+from hostile import assert_one_line_error, inside, opened_files, run_keyaudit, status_rule
 
 SECRET = "root:x:0:0:SECRET-LINE-7f3a:/root:/bin/bash"
 KEY_GRAMMAR = "start: status REST?\nstatus: STATUS\nSTATUS: /stable|unstable/\nREST: /;.*/\n"
@@ -18,22 +18,6 @@ ANSWER_GRAMMAR = (
     "start: _item*\n_item: status | WORD\nstatus: STATUS\nSTATUS.2: /stable|unstable/\n"
     "WORD: /\\S+/\n%ignore /\\s+/\n"
 )
-RULE = """[rule]
-name = "t"
-cells = [{{domain = "dom", level = 5}}]
-key_grammar = {key!s}
-answer_grammar = {answer!s}
-[key]
-status = "key.status"
-[[let]]
-name = "said"
-expr = "first([s.status for s in find(answer, 'status')])"
-[[require]]
-reason = "wrong"
-check = "said == target.status"
-[output]
-status = "said"
-"""
 CASE = json.dumps({"key": "stable", "response": "ANSWER: stable"}) + "\n"
 
 
@@ -49,7 +33,7 @@ def make_rule(
         (folder / "a.lark").write_text(answer, encoding="utf-8")
     rule = folder / "rule.toml"
     rule.write_text(
-        RULE.format(key=json.dumps(key_name), answer=json.dumps(answer_name)), encoding="utf-8"
+        status_rule(key_name, answer_name), encoding="utf-8"
     )
     return rule
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile import assert_one_line_error, run_keyaudit
+from hostile import assert_one_line_error, run_keyaudit, status_rule
 
 from keyaudit.engine.load.answer_line import find_answer_line
 from keyaudit.engine.load.benchmark import load_benchmark
@@ -25,22 +25,7 @@ from keyaudit.engine.rule_language.rule import load_rule
 from keyaudit.engine.rule_language.scoring import Scorer
 
 KEY_GRAMMAR = "start: status REST?\nstatus: STATUS\nSTATUS: /stable|unstable/\nREST: /;.*/\n"
-RULE = """[rule]
-name = "t"
-cells = [{domain = "dom", level = 5}]
-key_grammar = "k.lark"
-answer_grammar = "a.lark"
-[key]
-status = "key.status"
-[[let]]
-name = "said"
-expr = "first([s.status for s in find(answer, 'status')])"
-[[require]]
-reason = "wrong"
-check = "said == target.status"
-[output]
-status = "said"
-"""
+RULE = status_rule()
 #: ``BAD`` backtracks exponentially on a run of a's without a b: (a|aa)+b.
 BACKTRACKING = (
     "start: _item*\n_item: status | bad | WORD\nstatus: STATUS\nbad: BAD\n"
