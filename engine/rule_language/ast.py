@@ -83,8 +83,16 @@ class Node:
         return value
 
     def find(self, kind: str) -> list[Node | Leaf]:
-        """Every descendant (not self) of ``kind`` in document order, matches not descended into."""
-        return list(_find(self, kind))
+        """Every descendant (not self) of ``kind`` in document order, matches not descended into.
+
+        A parsed tree never changes, and a rule asks the same node for the same kind from several
+        ``[[let]]``s, attributes and certainty clauses: the walk is done once per (node, kind).
+        """
+        key = "\0find:" + kind  # cannot collide with a field name
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = tuple(_find(self, kind))
+        return list(found)
 
     def __repr__(self) -> str:
         return f"Node({self.kind!r}, {self.text()!r})"
