@@ -25,11 +25,10 @@ be five lists of strings and ints of equal length.
 from __future__ import annotations
 
 import hashlib
-import json
 import marshal
 from pathlib import Path
 
-from .safe_io import PrivateDir
+from .safe_io import PrivateDir, seal, unseal
 
 #: Bump when the cached layout or the meaning of a key record changes (how ids are split into
 #: domain, cluster and level, or what is kept of a key).
@@ -100,30 +99,17 @@ def write(key: str, columns: Columns) -> None:
 
 
 def encode(key: str, columns: Columns) -> bytes:
-    """An entry: one JSON header line (format, key, payload checksum), then the payload."""
-    payload = marshal.dumps(columns)
-    header = {
-        "format": CACHE_FORMAT,
-        "key": key,
-        "sha256": hashlib.sha256(payload).hexdigest(),
-        "rows": len(columns[0]),
-    }
-    return json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+    """An entry: one JSON header line (format, key, payload checksum, rows), then the payload."""
+    return seal(CACHE_FORMAT, key, marshal.dumps(columns), rows=len(columns[0]))
 
 
 def decode(data: bytes, key: str) -> Columns | None:
     """The columns of a verified entry for ``key``, or ``None`` for anything else."""
+    sealed = unseal(data, CACHE_FORMAT, key)
+    if sealed is None:
+        return None
+    header, payload = sealed
     try:
-        newline = data.index(b"\n")
-        header = json.loads(data[:newline])
-        payload = data[newline + 1 :]
-        if not (
-            isinstance(header, dict)
-            and header.get("format") == CACHE_FORMAT
-            and header.get("key") == key
-            and header.get("sha256") == hashlib.sha256(payload).hexdigest()
-        ):
-            return None
         columns = marshal.loads(payload)
     except Exception:  # noqa: BLE001 - any damage at all is a miss
         return None

@@ -24,6 +24,8 @@ The rules, and why:
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import secrets
 import stat
@@ -184,3 +186,29 @@ class PrivateDir:
         """Mark ``entry`` as recently used (pruning keeps the newest)."""
         with contextlib.suppress(OSError, NotImplementedError):
             os.utime(entry, dir_fd=self.fd, follow_symlinks=False)
+
+
+def seal(format: str, key: str, payload: bytes, **extra: object) -> bytes:
+    """A cache entry: one JSON header line (format, key, the payload's SHA-256, ``extra``), then
+    the payload. :func:`unseal` gives the payload back only if all of these still match."""
+    header = {"format": format, "key": key, "sha256": hashlib.sha256(payload).hexdigest(), **extra}
+    return json.dumps(header, sort_keys=True).encode() + b"\n" + payload
+
+
+def unseal(data: bytes, format: str, key: str) -> tuple[dict, bytes] | None:
+    """The header and payload of an entry :func:`seal` wrote for ``format`` and ``key``, or None
+    when the entry is damaged, foreign, of another format or for another key."""
+    try:
+        newline = data.index(b"\n")
+        header = json.loads(data[:newline])
+    except (ValueError, RecursionError):
+        return None
+    payload = data[newline + 1 :]
+    if not (
+        isinstance(header, dict)
+        and header.get("format") == format
+        and header.get("key") == key
+        and header.get("sha256") == hashlib.sha256(payload).hexdigest()
+    ):
+        return None
+    return header, payload

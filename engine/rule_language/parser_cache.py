@@ -30,7 +30,7 @@ from lark import Lark
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
-from ..load.safe_io import PrivateDir
+from ..load.safe_io import PrivateDir, seal, unseal
 
 FORMAT = "parsers-v1"
 FOLDER = "parsers"
@@ -107,19 +107,13 @@ def _read(
     data = folder.read(name, MAX_ENTRY_BYTES)
     if data is None:
         return None
+    sealed = unseal(data, FORMAT, key)
+    if sealed is None:
+        return None
     try:
-        newline = data.index(b"\n")
-        header = json.loads(data[:newline])
-        payload = data[newline + 1 :]
-        if not (
-            isinstance(header, dict)
-            and header.get("format") == FORMAT
-            and header.get("key") == key
-            and header.get("sha256") == hashlib.sha256(payload).hexdigest()
-            and _imports_unchanged(header.get("imports"), loader)
-        ):
+        if not _imports_unchanged(sealed[0].get("imports"), loader):
             return None
-        tables = decode(json.loads(payload))
+        tables = decode(json.loads(sealed[1]))
         # Lark.load() takes no options; _load() is what Lark's own cache calls with them.
         parser = Lark.__new__(Lark)._load(
             tables, **{k: v for k, v in runtime.items() if k != "source_path"}
@@ -154,17 +148,12 @@ def _write(key: str, parser: Lark, loader: RecordingLoader | None) -> None:
         payload = json.dumps(encode({"data": data, "memo": memo}), separators=(",", ":")).encode()
     except (TypeError, ValueError, RecursionError):
         return  # something that is not plain data: not cached
-    header = {
-        "format": FORMAT,
-        "key": key,
-        "sha256": hashlib.sha256(payload).hexdigest(),
-        "imports": [list(item) for item in (loader.used if loader is not None else [])],
-    }
+    imports = [list(item) for item in (loader.used if loader is not None else [])]
     folder = PrivateDir.open(FOLDER)
     if folder is None:
         return
     with folder:
-        folder.write(key[:40] + _SUFFIX, json.dumps(header).encode() + b"\n" + payload)
+        folder.write(key[:40] + _SUFFIX, seal(FORMAT, key, payload, imports=imports))
         folder.prune(lambda n: n.endswith(_SUFFIX), KEEP)
 
 
