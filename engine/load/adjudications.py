@@ -9,12 +9,11 @@ labelled and is skipped, as the review file invites. Anything else is an error n
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import DataError, located
-from .jsonl import allow_long_csv_fields, read_jsonl
+from .jsonl import read_csv_rows, read_jsonl
 
 _TRUE = {"true", "yes", "y", "1", "accept", "accepted"}
 _FALSE = {"false", "no", "n", "0", "reject", "rejected"}
@@ -91,14 +90,18 @@ def read_adjudications(path: Path) -> list[Adjudication]:
 
 
 def _csv_rows(path: Path) -> list[tuple[int, dict]]:
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            allow_long_csv_fields()
-            reader = csv.DictReader(handle)
-            if reader.fieldnames is None or not {"id", "model", "accept"} <= set(reader.fieldnames):
-                raise DataError(located(path, 1, None, "a CSV header with id, model, key, answer_line, accept is needed"))
-            return [(reader.line_num, dict(row)) for row in reader]
-    except UnicodeDecodeError as error:
-        raise DataError(located(path, None, None, f"not UTF-8 text ({error.reason})")) from None
-    except csv.Error as error:
-        raise DataError(located(path, None, None, f"malformed CSV: {error}")) from None
+    rows = read_csv_rows(path)
+    first = next(rows, None)
+    header = first[1] if first is not None else []
+    if not {"id", "model", "accept"} <= set(header):
+        raise DataError(
+            located(path, 1, None, "a CSV header with id, model, key, answer_line, accept is needed")
+        )
+    found = []
+    for start, row in rows:
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise DataError(located(path, start, None, "wrong number of columns"))
+        found.append((start, dict(zip(header, row, strict=True))))
+    return found

@@ -12,13 +12,12 @@ Errors name ``file:line`` (the physical line, so quoted fields with newlines cou
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import DataError, located
 from .filekind import exists_at_all, file_problem
-from .jsonl import allow_long_csv_fields
+from .jsonl import read_csv_rows
 
 #: (id, key, question) column names: the published ones first, then keyaudit's own.
 ID_COLUMNS = ("question_id", "id")
@@ -43,42 +42,23 @@ def csv_tree_files(folder: Path) -> list[Path]:
 
 def read_csv_keys(path: Path) -> Iterator[tuple[int, str, str, str | None]]:
     """Yield ``(line, id, key, question)`` for each row of one key CSV."""
-    try:
-        handle = path.open(encoding="utf-8-sig", newline="")
-    except OSError as error:
-        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
-    with handle:
-        allow_long_csv_fields()
-        reader = csv.reader(handle)
-        try:
-            header = next(reader, None)
-            if header is None:
-                raise DataError(located(path, 1, None, "empty file: expected a header row"))
-            columns = _columns(header, path)
-            id_at, key_at, question_at = columns
-            width = len(header)
-            line = reader.line_num
-            for row in reader:
-                start, line = line + 1, reader.line_num
-                if not row or (len(row) == 1 and not row[0].strip()):
-                    continue
-                if len(row) != width:
-                    raise DataError(
-                        located(path, start, None, f"expected {width} columns, got {len(row)}")
-                    )
-                item_id = row[id_at]
-                if not item_id:
-                    raise DataError(located(path, start, None, f"empty {header[id_at]!r}"))
-                question = row[question_at] if question_at is not None else None
-                yield start, item_id, row[key_at], question or None
-        except csv.Error as error:
-            raise DataError(
-                located(path, reader.line_num, None, f"malformed CSV: {error}")
-            ) from None
-        except UnicodeDecodeError as error:
-            raise DataError(
-                located(path, reader.line_num + 1, None, f"not UTF-8 text: {error.reason}")
-            ) from None
+    rows = read_csv_rows(path)
+    first = next(rows, None)
+    if first is None:
+        raise DataError(located(path, 1, None, "empty file: expected a header row"))
+    header = first[1]
+    id_at, key_at, question_at = _columns(header, path)
+    width = len(header)
+    for start, row in rows:
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue
+        if len(row) != width:
+            raise DataError(located(path, start, None, f"expected {width} columns, got {len(row)}"))
+        item_id = row[id_at]
+        if not item_id:
+            raise DataError(located(path, start, None, f"empty {header[id_at]!r}"))
+        question = row[question_at] if question_at is not None else None
+        yield start, item_id, row[key_at], question or None
 
 
 def _columns(header: list[str], path: Path) -> tuple[int, int, int | None]:

@@ -38,6 +38,32 @@ def allow_long_csv_fields() -> None:
     csv.field_size_limit(MAX_LINE_BYTES)
 
 
+def read_csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """Yield ``(line, row)`` for each record of a CSV file, the header first; ``line`` is where
+    the record starts (a quoted field may span lines). A UTF-8 BOM is skipped. Unreadable files,
+    malformed CSV and invalid UTF-8 are :class:`DataError` naming the file and line."""
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError as error:
+        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
+    with handle:
+        allow_long_csv_fields()
+        reader = csv.reader(handle)
+        line = 0
+        try:
+            for row in reader:
+                start, line = line + 1, reader.line_num
+                yield start, row
+        except csv.Error as error:
+            raise DataError(
+                located(path, reader.line_num, None, f"malformed CSV: {error}")
+            ) from None
+        except UnicodeDecodeError as error:
+            raise DataError(
+                located(path, reader.line_num + 1, None, f"not UTF-8 text: {error.reason}")
+            ) from None
+
+
 def jsonl_files(folder: Path) -> list[Path]:
     """The ``*.jsonl`` and ``*.jsonl.gz`` entries of ``folder`` (see :func:`data_files`)."""
     return data_files(folder, JSONL_SUFFIXES, "a JSON Lines file")

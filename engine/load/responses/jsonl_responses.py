@@ -9,13 +9,12 @@ changes, or that holds an id twice, is an error naming ``file:line``. In a CSV, 
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ...errors import DataError, located
-from ..jsonl import allow_long_csv_fields, read_jsonl, require_field
+from ..jsonl import read_csv_rows, read_jsonl, require_field
 from .records import FieldNames, LoggedRun, LoggedSample, ResponseSource
 
 _CSV_TRUE = {"true", "1", "yes"}
@@ -76,39 +75,26 @@ def _run(
 
 
 def _csv_rows(path: Path, names: FieldNames) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        handle = path.open(encoding="utf-8-sig", newline="")
-    except OSError as error:
-        raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
-    with handle:
-        allow_long_csv_fields()
-        reader = csv.DictReader(handle)
-        line = 1
-        try:
-            for row in reader:
-                start, line = line + 1, reader.line_num
-                if None in row or any(v is None for v in row.values()):
-                    raise DataError(located(path, start, None, "wrong number of columns"))
-                record: dict[str, Any] = dict(row)
-                value = record.get(names.correct)
-                if value is not None:
-                    flag = value.strip().lower()
-                    if flag == "":
-                        del record[names.correct]
-                    elif flag in _CSV_TRUE | _CSV_FALSE:
-                        record[names.correct] = flag in _CSV_TRUE
-                    else:
-                        raise DataError(
-                            located(
-                                path, start, None, f"column {names.correct!r} must be true or false"
-                            )
-                        )
-                yield start, record
-        except csv.Error as error:
-            raise DataError(
-                located(path, reader.line_num, None, f"malformed CSV: {error}")
-            ) from None
-        except UnicodeDecodeError as error:
-            raise DataError(
-                located(path, reader.line_num + 1, None, f"not UTF-8 text: {error.reason}")
-            ) from None
+    rows = read_csv_rows(path)
+    first = next(rows, None)
+    if first is None:
+        return
+    header = first[1]
+    for start, row in rows:
+        if not row:
+            continue  # a blank line, as csv.DictReader skips it
+        if len(row) != len(header):
+            raise DataError(located(path, start, None, "wrong number of columns"))
+        record: dict[str, Any] = dict(zip(header, row, strict=True))
+        value = record.get(names.correct)
+        if value is not None:
+            flag = value.strip().lower()
+            if flag == "":
+                del record[names.correct]
+            elif flag in _CSV_TRUE | _CSV_FALSE:
+                record[names.correct] = flag in _CSV_TRUE
+            else:
+                raise DataError(
+                    located(path, start, None, f"column {names.correct!r} must be true or false")
+                )
+        yield start, record
