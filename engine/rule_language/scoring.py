@@ -15,6 +15,7 @@ verdict **rule error** naming the limit.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -423,10 +424,8 @@ class Scorer:
                 for name, expr in rule.outputs.items()
             }
             notes = "; ".join(outputs.notes)
-            for requirement in rule.requirements:
-                if requirement.when is not None and not requirement.when.evaluate(env):
-                    continue
-                if not requirement.check.evaluate(env):
+            for requirement, passed in self._clause_outcomes(env):
+                if passed is False:
                     return Verdict(False, requirement.reason, values, raw_answer, notes)
         except ExpressionError as error:
             return Verdict(False, RULE_ERROR, self._empty_values(), raw_answer, str(error))
@@ -473,20 +472,22 @@ class Scorer:
 
     def _trace(self, parsed_key: ParsedKey, text: str) -> list[tuple[Requirement, bool | None]]:
         try:
-            answer = self._parse_answer(text)
-            env = self._environment(parsed_key, answer)
-            steps: list[tuple[Requirement, bool | None]] = []
-            for requirement in self.rule.requirements:
-                if requirement.when is not None and not requirement.when.evaluate(env):
-                    steps.append((requirement, None))
-                    continue
-                passed = bool(requirement.check.evaluate(env))
-                steps.append((requirement, passed))
-                if not passed:
-                    break
-            return steps
+            env = self._environment(parsed_key, self._parse_answer(text))
+            return list(self._clause_outcomes(env))
         except (GrammarParseError, ExpressionError):
             return []
+
+    def _clause_outcomes(self, env: dict[str, Any]) -> Iterator[tuple[Requirement, bool | None]]:
+        """The ``[[require]]`` clauses in order with their outcome (``None``: skipped by its
+        ``when``), ending at the first that fails: the one place a verdict's reason is decided."""
+        for requirement in self.rule.requirements:
+            if requirement.when is not None and not requirement.when.evaluate(env):
+                yield requirement, None
+                continue
+            passed = bool(requirement.check.evaluate(env))
+            yield requirement, passed
+            if not passed:
+                return
 
     def _environment(self, parsed_key: ParsedKey, answer: Node) -> dict[str, Any]:
         """The names expressions see: key, answer, target, claims, then every ``[[let]]``."""
