@@ -23,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError
-from keyaudit.engine.reports.formatting import pct, pp
+from keyaudit.engine.reports.formatting import accuracy_span, bounds_cells, pct, pp
 
 from .common import (
     BenchOption,
@@ -511,9 +511,7 @@ def _render_models(out: Console, audit: Audit) -> None:
                 str(len(m.flips_up)),
                 str(len(m.flips_down)),
                 str(len(m.uncertain)),
-                f"{pct(m.structured_low / m.n)}–{pct(m.structured_high / m.n)}"
-                if m.uncertain
-                else "—",
+                accuracy_span(m),
             )
         out.print(table)
         n_uncertain = sum(len(m.uncertain) for m in rows)
@@ -626,16 +624,7 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
         for column in ("Model", "Uncertain", f"Raw L{hi}", f"Adjusted L{hi}", f"L{hi}−L{lo}", "Verdict", "Overall"):
             table.add_column(column, justify="left" if column in ("Model", "Verdict") else "right")
         for a in bounded:
-            b = a.bounds
-            table.add_row(
-                a.model,
-                str(b.n_uncertain),
-                f"{pct(b.raw[0])} … {pct(b.raw[1])}",
-                f"{pct(b.adjusted[0])} … {pct(b.adjusted[1])}",
-                f"{pp(b.diff[0])} … {pp(b.diff[1])}",
-                " … ".join(b.verdicts),
-                f"{pct(b.overall[0])} … {pct(b.overall[1])}",
-            )
+            table.add_row(a.model, str(a.bounds.n_uncertain), *bounds_cells(a.bounds))
         out.print(table)
     out.print(verdict_sentence(audit), markup=False)
     out.print(uncertainty_sentence(audit), markup=False)

@@ -251,6 +251,11 @@ class ModelCell:
     def structured(self) -> float:
         return self.structured_correct / self.n
 
+    @property
+    def structured_bounds(self) -> tuple[float, float]:
+        """The proposed accuracy with every uncertain verdict wrong, and with every one right."""
+        return self.structured_low / self.n, self.structured_high / self.n
+
 
 @dataclass(frozen=True)
 class WorkedExample:

@@ -17,3 +17,24 @@ def pp(value: float | None, digits: int = 2) -> str:
     if value is None or math.isnan(value):
         return "—"
     return f"{100 * value:+.{digits}f} pp"
+
+
+def accuracy_span(model_cell) -> str:
+    """A model cell's proposed accuracy with its uncertain verdicts all wrong – all right, or
+    ``—`` when none is uncertain (``ModelCell``: terminal and Markdown tables alike)."""
+    if not model_cell.uncertain:
+        return "—"
+    low, high = model_cell.structured_bounds
+    return f"{pct(low)}–{pct(high)}"
+
+
+def bounds_cells(bounds) -> list[str]:
+    """The figures of a ``Bounds`` as table cells, each "all wrong … all right": Raw, Adjusted,
+    the L5−L4 difference, its two verdicts, Overall."""
+    return [
+        f"{pct(bounds.raw[0])} … {pct(bounds.raw[1])}",
+        f"{pct(bounds.adjusted[0])} … {pct(bounds.adjusted[1])}",
+        f"{pp(bounds.diff[0])} … {pp(bounds.diff[1])}",
+        " … ".join(bounds.verdicts),
+        f"{pct(bounds.overall[0])} … {pct(bounds.overall[1])}",
+    ]

@@ -200,7 +200,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                 "reasons": dict(m.reasons),
                 "n_samples": m.n_samples,
                 "n_uncertain": len(m.uncertain),
-                "structured_bounds": [m.structured_low / m.n, m.structured_high / m.n],
+                "structured_bounds": list(m.structured_bounds),
                 "uncertain": [{"id": i, "why": list(why)} for i, why in m.uncertain],
             }
             for m in audit.models

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..rule_language.keystructure import CellStructure
 from .findings import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
-from .formatting import pct, pp
+from .formatting import accuracy_span, bounds_cells, pct, pp
 
 MAX_UNPARSED_LISTED = 50
 
@@ -445,9 +445,7 @@ def _accuracy(audit: Audit) -> list[str]:
                         count(len(m.flips_up)),
                         count(len(m.flips_down)),
                         count(len(m.uncertain)),
-                        f"{pct(m.structured_low / m.n)}–{pct(m.structured_high / m.n)}"
-                        if m.uncertain
-                        else "—",
+                        accuracy_span(m),
                     ]
                     for m in rows
                 ],
@@ -598,15 +596,7 @@ def _aggregates(audit: Audit) -> list[str]:
             table(
                 ["Model", "Uncertain", f"Raw L{hi}", f"Adjusted L{hi}", f"L{hi}−L{lo}", "Verdict", "Overall"],
                 [
-                    [
-                        a.model,
-                        count(a.bounds.n_uncertain),
-                        f"{pct(a.bounds.raw[0])} … {pct(a.bounds.raw[1])}",
-                        f"{pct(a.bounds.adjusted[0])} … {pct(a.bounds.adjusted[1])}",
-                        f"{pp(a.bounds.diff[0])} … {pp(a.bounds.diff[1])}",
-                        " … ".join(a.bounds.verdicts),
-                        f"{pct(a.bounds.overall[0])} … {pct(a.bounds.overall[1])}",
-                    ]
+                    [a.model, count(a.bounds.n_uncertain), *bounds_cells(a.bounds)]
                     for a in bounded
                 ],
                 "lrrrrlr",
