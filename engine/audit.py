@@ -385,7 +385,10 @@ def _aggregates(
     from .stats.bootstrap import bootstrap_difference  # numba: imported only when an audit runs
 
     before, after, low, high = variants
-    uncertain_models = {o.model for o, a, b in zip(low, high, after, strict=True) if a != b}
+    # A model's figures can move exactly where its outcome with every uncertain verdict wrong
+    # differs from the one with every uncertain verdict right.
+    uncertain = Counter(wrong.model for wrong, right in zip(low, high, strict=True) if wrong != right)
+    uncertain_models = set(uncertain)
     lo_level, hi_level = settings.levels
     # The difference's ends: the high level's uncertain verdicts wrong and the low level's right,
     # and the opposite.
@@ -393,8 +396,6 @@ def _aggregates(
     diff_high = [h if h.level == hi_level else o for o, h in zip(low, high, strict=True)]
     summary_before = summarize(cell_table(before), baselines_before, settings.levels)
     summary_after = summarize(cell_table(after), baselines_after, settings.levels)
-    summary_low = summarize(cell_table(low), baselines_after, settings.levels)
-    summary_high = summarize(cell_table(high), baselines_after, settings.levels)
     runs = 4 if uncertain_models else 2
     total = runs * settings.resamples
 
@@ -419,10 +420,13 @@ def _aggregates(
 
     boot_before = boot(before, baselines_before, 0)
     boot_after = boot(after, baselines_after, 1)
-    boot_low = boot(diff_low, baselines_after, 2) if uncertain_models else {}
-    boot_high = boot(diff_high, baselines_after, 3) if uncertain_models else {}
-    diff_summary_low = summarize(cell_table(diff_low), baselines_after, settings.levels)
-    diff_summary_high = summarize(cell_table(diff_high), baselines_after, settings.levels)
+    if uncertain_models:  # only then can anything move: four more summaries, two more runs
+        boot_low = boot(diff_low, baselines_after, 2)
+        boot_high = boot(diff_high, baselines_after, 3)
+        summary_low, summary_high, diff_summary_low, diff_summary_high = (
+            summarize(cell_table(outcomes), baselines_after, settings.levels)
+            for outcomes in (low, high, diff_low, diff_high)
+        )
 
     def difference(boots: dict, model: str, paired: int) -> Difference:
         return _difference(boots[model]) if model in boots and paired else _NO_DIFFERENCE
@@ -436,9 +440,7 @@ def _aggregates(
             d_lo = difference(boot_low, model, a.n_paired)
             d_hi = difference(boot_high, model, a.n_paired)
             bounds = Bounds(
-                n_uncertain=sum(
-                    1 for o, h in zip(low, high, strict=True) if o.model == model and o != h
-                ),
+                n_uncertain=uncertain[model],
                 raw=(lo.raw_hi, hi.raw_hi),
                 adjusted=(lo.adjusted_hi, hi.adjusted_hi),
                 overall=(lo.overall, hi.overall),

@@ -133,3 +133,31 @@ def test_check_reports_bounds(run_cli, tmp_path: Path) -> None:
         assert b["raw_after"][0] <= a["raw_after"] <= b["raw_after"][1]
         assert a["verdict_could_change"] == any(v != a["diff_after"]["verdict"] for v in b["verdicts"])
     assert "uncertain" in result.out and "could change" in result.out
+    # every model with an uncertain verdict gets bounds, accepted uncertain verdicts included
+    uncertain_models = {m["model"] for m in data["models"] if m["n_uncertain"]}
+    bounded = {a["model"] for a in data["aggregates"] if a["bounds"] is not None}
+    assert uncertain_models == bounded
+    counts = {a["model"]: a["bounds"]["n_uncertain"] for a in data["aggregates"] if a["bounds"]}
+    for model in uncertain_models:
+        assert counts[model] == sum(m["n_uncertain"] for m in data["models"] if m["model"] == model)
+
+
+def test_an_accepted_uncertain_verdict_gives_bounds() -> None:
+    """A model whose only uncertain verdict was accepted can still move down: it gets bounds."""
+    from keyaudit.engine.audit import _aggregates
+    from keyaudit.engine.reports.findings import Settings
+    from keyaudit.engine.stats.aggregate import Outcome
+
+    after = [
+        Outcome("m", "d", f"i{n}", level, n < 2) for n in range(4) for level in (4, 5)
+    ]
+    low = list(after)
+    # image i0 at L5 was accepted, but the verdict is uncertain: all wrong would reject it
+    index = next(k for k, o in enumerate(after) if o.level == 5 and o.correct)
+    low[index] = Outcome("m", "d", after[index].image, 5, False)
+    baselines = {("d", 4): 0.0, ("d", 5): 0.0}
+    (aggregate,) = _aggregates(
+        (after, after, low, list(after)), baselines, baselines, Settings(resamples=50), None
+    )
+    assert aggregate.bounds is not None and aggregate.bounds.n_uncertain == 1
+    assert aggregate.bounds.raw[0] < aggregate.raw_after == aggregate.bounds.raw[1]

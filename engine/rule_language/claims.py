@@ -180,7 +180,6 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     subject: str | None = None
     negating = False  # a neg waits for its claim
     carry = False  # the last claim was negated: an alt extends the negation to the next one
-    alternative = False
     correcting = False
     hedged_clauses: set[int] = set()
     hedge_waiting = False  # a hedge in a clause without claims hedges the next claim's clause
@@ -195,7 +194,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             continue
         if kind == "boundary":
             clause += 1
-            subject, negating, carry, alternative = None, False, False, False
+            subject, negating, carry = None, False, False
             word = item.text().strip().lower()
             if word in CONDITIONAL_WORDS:
                 conditional = True  # "if X, Y": the consequence is conditional too
@@ -210,7 +209,6 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             hedged_clauses.add(clause)
             hedge_waiting = True
         elif kind == "alt":
-            alternative = True
             negating = negating or carry
         elif kind == "correction":
             correcting = True
@@ -227,8 +225,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 hedged_clauses.add(clause)
                 hedge_waiting = False
             found.append(claim)
-            carry, negating, alternative = claim.negated, False, False
-    del alternative
+            carry, negating = claim.negated, False
     for claim in found:
         claim.hedged = claim.clause in hedged_clauses
     return ClaimSet({kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()})

@@ -595,12 +595,12 @@ def _check_field_names(
         ("require", ("check", "when")),
         ("uncertain", ("check",)),
     ):
-        if table == "uncertain" and "when" in data.get("certainty", {}):
-            _check_source(loc, "certainty", None, "when", data["certainty"]["when"], known)
         for index, entry in enumerate(data.get(table, [])):
             for name in fields:
                 if name in entry:
                     _check_source(loc, table, index, name, entry[name], known)
+    if "when" in data.get("certainty", {}):
+        _check_source(loc, "certainty", None, "when", data["certainty"]["when"], known)
     if claims is not None and "target" in data.get("claims", {}):
         _check_source(loc, "claims", None, "target", data["claims"]["target"], known)
 
