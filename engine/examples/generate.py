@@ -31,6 +31,7 @@ from pathlib import Path
 
 from ..load.strict import strict_correct
 from . import phrasing
+from .answers import WRITERS
 from .models import DOMAINS, PROFILES, ROSTER, Profile, accuracy
 
 PACKAGE_DIR = Path(__file__).resolve().parent / "grip34"
@@ -399,6 +400,8 @@ def respond(
         answer, intended = phrasing.gear_answer(rng, key, knows, profile)
     elif domain == "gauge_reading" and level == 5:
         answer, intended = phrasing.gauge_answer(rng, key, knows, profile)
+    elif (domain, level) in WRITERS:
+        answer, intended = WRITERS[domain, level](rng, key, knows, profile)
     else:
         value = key if knows else wrong_value(rng, key, pool)
         if rng.random() < profile.p_paraphrase:
