@@ -401,8 +401,8 @@ def test_json_to_stdout_is_pure_json(small_bench: Path) -> None:
 def test_failing_example_stops_with_exit_1(small_bench: Path, tmp_path: Path) -> None:
     text = RULE.read_text(encoding="utf-8")
     bad = text.replace(
-        'answer = "unstable (C-B joint)"\naccept = false\nreason = "joint reversed"',
-        'answer = "unstable (C-B joint)"\naccept = true\nreason = ""',
+        'answer = "unstable (C-B joint)"\nreason = "joint reversed"',
+        'answer = "unstable (C-B joint)"',
     )
     assert bad != text
     path = tmp_path / "bad.toml"
@@ -507,8 +507,9 @@ def test_console_script_exit_codes(run_cli, small_bench: Path, tmp_path: Path) -
     """Through ``main`` (the installed ``keyaudit``), not only CliRunner: 1 for a failing rule, 2
     for a usage error."""
     text = RULE.read_text(encoding="utf-8").replace(
-        'answer = "unstable"\naccept = false', 'answer = "unstable"\naccept = true', 1
+        'answer = "unstable"\nreason = "joint missing"', 'answer = "unstable"', 1
     )
+    assert text != RULE.read_text(encoding="utf-8")
     path = tmp_path / "bad.toml"
     path.write_text(text, encoding="utf-8")
     assert run_cli("check", str(path), "--bench", str(small_bench)).code == 1

@@ -112,7 +112,7 @@ def test_wrong_types_and_missing_fields(tmp_path: Path) -> None:
     with pytest.raises(RuleError, match="missing the required field 'check'"):
         load_rule(write(tmp_path, GOOD.replace('check = "said != null"', "", 1)))
     with pytest.raises(RuleError, match="accept must be a boolean"):
-        load_rule(write(tmp_path, GOOD.replace("accept = true", 'accept = "yes"', 1)))
+        load_rule(write(tmp_path, GOOD.replace("[[example]]\n", '[[example]]\naccept = "yes"\n', 1)))
 
 
 def test_rule_files_cannot_run_code(tmp_path: Path) -> None:
@@ -142,3 +142,23 @@ def test_attribute_cycle_gives_a_rule_error_verdict_not_a_crash(tmp_path: Path) 
     verdict = Scorer(rule).score(key, "ANSWER: unstable; D's COM is beyond C")
     assert (verdict.accept, verdict.reason) == (False, "rule error")
     assert "depends on itself" in verdict.detail
+
+
+def test_example_verdict_follows_from_its_reason(tmp_path: Path) -> None:
+    """An example with a reason expects that rejection, one without expects acceptance."""
+    rule = load_rule(resolve_rule_path("physical_stability"))
+    rejected = [e for e in rule.examples if e.reason]
+    accepted = [e for e in rule.examples if not e.reason]
+    assert rejected and accepted
+    assert all(not e.accept for e in rejected) and all(e.accept for e in accepted)
+
+
+def test_accepted_example_with_a_reason_is_a_load_error(tmp_path: Path) -> None:
+    example = 'answer = "unstable"\nreason = "joint missing"'
+    text = GOOD.replace(example, 'answer = "unstable"\naccept = true\nreason = "joint missing"', 1)
+    with pytest.raises(RuleError) as raised:
+        load_rule(write(tmp_path, text))
+    message = str(raised.value)
+    assert "an accepted [[example]] has no reason" in message
+    line = line_of(text, 'accept = true\nreason = "joint missing"') + 1
+    assert f":{line}:" in message

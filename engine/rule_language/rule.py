@@ -80,7 +80,7 @@ _REQUIRED = {
     "let": ("name", "expr"),
     "require": ("reason", "check"),
     "uncertain": ("reason", "check"),
-    "example": ("key", "accept"),
+    "example": ("key",),
 }
 _TOML_TYPE_NAMES = {str: "string", list: "array", dict: "table", bool: "boolean", int: "integer"}
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -642,12 +642,18 @@ def _examples(entries: list[dict[str, Any]], loc: _Locator, outputs: set[str]) -
                     f"extract names {name!r}, which is not in [output]{_suggest(name, list(outputs))}",
                 )
         line, _ = loc.find("example", index, "key")
+        reason = entry.get("reason", "")
+        accept = entry.get("accept", reason == "")
+        if accept and reason:
+            raise loc.error(
+                "example", index, "reason", "an accepted [[example]] has no reason (drop one of them)"
+            )
         found.append(
             Example(
                 key=entry["key"],
                 response=response,
-                accept=entry["accept"],
-                reason=entry.get("reason", ""),
+                accept=accept,
+                reason=reason,
                 extract=extract,
                 note=entry.get("note", ""),
                 line=line,
