@@ -12,7 +12,8 @@ domain, what they do:
   to it by ``alt`` only ("does not increase or decrease", "neither faster nor slower"). A boundary
   ends the scope ("not slower, but faster": *slower* denied, *faster* asserted).
 * **Hedges.** A hedge anywhere in a clause hedges every claim of that clause, before or after it
-  ("probably faster", "faster, I think", "faster (probably)").
+  ("probably faster", "faster, I think", "faster (probably)"); so does a "?" or "(?)" right after
+  a claim ("Same speed?", "No (?)"): the answer asks instead of asserting.
 * **Subjects.** A claim is about the last subject mentioned before it in its clause; a claim with
   none is about the answer's target. Claims about another entity are context, not answers.
 * **Corrections.** A ``correction`` retracts the earlier claims of the kind of the next claim
@@ -67,6 +68,8 @@ class Claim:
     clause: int
     subject: str | None
     hedged: bool = False
+    #: Followed at once by "?" or "(?)": the answer asks rather than asserts ("Same speed?").
+    questioned: bool = False
     retracted: bool = False
     about_target: bool = True
     #: Said under a condition ("if ...", "otherwise ...", "unless ..."): counted, but doubtful.
@@ -100,7 +103,10 @@ class Claim:
 
 
 _CLAIM_FIELDS = frozenset(
-    {"kind", "value", "negated", "hedged", "subject", "retracted", "about_target", "conditional", "node"}
+    {
+        "kind", "value", "negated", "hedged", "questioned", "subject", "retracted", "about_target",
+        "conditional", "node",
+    }
 )
 #: Boundaries that end a sentence (and with it a condition).
 _SENTENCE_ENDS = frozenset({";", ".", "!", "?"})
@@ -185,8 +191,14 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     hedge_waiting = False  # a hedge in a clause without claims hedges the next claim's clause
     conditional = False
     words_since_neg = 0
+    last_claim: Claim | None = None  # the claim a following "?" or "(?)" would question
     for item in _items(answer, atoms):
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
+        word = item.text().strip().lower() if kind == "boundary" else ""
+        if word == "?" and last_claim is not None:
+            last_claim.questioned = True
+        if word != "(":
+            last_claim = None
         if isinstance(item, Leaf) and kind not in atoms:
             words_since_neg += 1
             if negating and words_since_neg > NEGATION_WINDOW:
@@ -195,7 +207,6 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         if kind == "boundary":
             clause += 1
             subject, negating, carry = None, False, False
-            word = item.text().strip().lower()
             if word in CONDITIONAL_WORDS:
                 conditional = True  # "if X, Y": the consequence is conditional too
             elif word in _SENTENCE_ENDS:
@@ -226,8 +237,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 hedge_waiting = False
             found.append(claim)
             carry, negating = claim.negated, False
+            last_claim = claim
     for claim in found:
-        claim.hedged = claim.clause in hedged_clauses
+        claim.hedged = claim.clause in hedged_clauses or claim.questioned
     return ClaimSet({kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()})
 
 

@@ -237,8 +237,45 @@ def _string_function(name: str, method: Callable[[str], str], doc: str) -> Calla
 _NUMERIC = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
+#: Number words number() reads ("sixty-five", "minus two", "one hundred and twenty").
+_UNDER_TWENTY = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+)
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_WORD_VALUES = {word: value for value, word in enumerate(_UNDER_TWENTY)} | {
+    word: 20 + 10 * index for index, word in enumerate(_TENS)
+}
+
+
+def _number_from_words(text: str) -> float | None:
+    """The value of a number written in words (under a million), else None."""
+    words = text.lower().replace("-", " ").split()
+    sign = 1.0
+    if words and words[0] in ("minus", "negative"):
+        sign, words = -1.0, words[1:]
+    if not words or len(words) > 8:
+        return None
+    total = current = 0
+    seen = False
+    for word in words:
+        if word == "and" and seen:
+            continue
+        if word == "a" and not seen:
+            current, seen = 1, True
+        elif word in _WORD_VALUES:
+            current, seen = current + _WORD_VALUES[word], True
+        elif word == "hundred" and seen:
+            current *= 100
+        elif word == "thousand" and seen:
+            total, current = total + current * 1000, 0
+        else:
+            return None
+    return sign * (total + current) if seen else None
+
+
 def _number(x: Any) -> float | None:
-    """number(x) → float from a number or a string that is wholly numeric ("65", "-3.5", "1,250", "1e3", "−2"), else null ("65 psi" → null); number(node) reads text(node)."""  # noqa: E501
+    """number(x) → float from a number or a string that is wholly numeric ("65", "-3.5", "1,250", "1e3", "−2") or a number in words ("sixty-five", "minus two"), else null ("65 psi" → null); number(node) reads text(node)."""  # noqa: E501
     if type(x) in _NUMBER_TYPES:
         return float(x)
     if x is None:
@@ -250,8 +287,10 @@ def _number(x: Any) -> float | None:
     if type(x) is not str:
         raise ExpressionError(f"number() takes a string or a number, not {type_name(x)}")
     text = x.strip().replace("\u2212", "-")  # the typographic minus LLMs like to write
-    if len(text) > 100 or not _NUMERIC.fullmatch(text):
+    if len(text) > 100:
         return None
+    if not _NUMERIC.fullmatch(text):
+        return _number_from_words(text) if text[:1].isalpha() else None
     value = float(text.replace(",", ""))
     return value if math.isfinite(value) else None
 

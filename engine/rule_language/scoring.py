@@ -31,6 +31,7 @@ from .answer_limits import (
     bounded_replace,
     cut_answer,
 )
+from .asides import move_asides
 from .ast import Node
 from .certainty import grammar_vocabulary, unplaced_material
 from .claims import TRIGGER_KINDS, ClaimSet, read_claims
@@ -157,12 +158,13 @@ def normalise_characters(text: str, fmt: AnswerFormat, limit: int | None = None)
 
 
 def clean_answer(text: str, fmt: AnswerFormat) -> str:
-    """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, trimming.
+    """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, asides moved
+    behind their sentence (:mod:`.asides`), trimming.
 
     The text is cut to :data:`MAX_ANSWER_CHARS` first and again at the end.
     """
     text = normalise_characters(cut_answer(text), fmt, MAX_ANSWER_CHARS)
-    text = " ".join(text.split())
+    text = move_asides(" ".join(text.split()))
     text = text.strip(fmt.trim)
     if fmt.lowercase:
         text = text.lower()

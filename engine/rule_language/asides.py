@@ -1,0 +1,66 @@
+"""Non-restrictive relative clauses ("D, which is the output, slows down") moved out of the way.
+
+A comma-enclosed relative clause interrupts the clause it comments on: a claim's subject and its
+predicate ("D … slows down"), or the two halves of one phrase ("its direction … stays the same"),
+end up on either side of it, and the clause ends (the commas) cut them apart. Reading it the way a
+person does means reading the main clause first and the aside after it, so the aside is moved to
+the end of its sentence, behind a ";" (a clause end), with its relative pronoun replaced by the
+word it refers to (the last word before the comma): "D slows down; D is the output", "block B
+slides off; B's centre of mass lies beyond A". Its own claims are kept, about the right subject,
+and no longer split the main clause.
+
+Only asides closed by a second comma inside the same sentence move; "…, which holds." at the end of
+a sentence is already where it would go. The text is scanned once (linear, no backtracking).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Words that open a non-restrictive relative clause after a comma, and what replaces them when
+#: the clause moves ("{}" is the word before the comma).
+RELATIVE_PRONOUNS = {"which": "{}", "who": "{}", "whose": "{}'s"}
+
+#: ", which … ," with no sentence or clause punctuation inside, at most 200 characters.
+_ASIDE = re.compile(
+    r",\s*((?:" + "|".join(RELATIVE_PRONOUNS) + r")\b[^,;.:!?()\[\]\n]{1,200}?)\s*,\s*",
+    re.IGNORECASE,
+)
+#: A sentence and its end: ".;!?" followed by a space or the end ("3.5" does not end one).
+_SENTENCE = re.compile(r"(?:[^.;!?]|[.;!?](?=[^\s.;!?]))+[.;!?]*\s*|[.;!?]+\s*")
+
+
+def move_asides(text: str) -> str:
+    """``text`` with each comma-enclosed relative clause moved to the end of its sentence."""
+    if "," not in text:
+        return text
+    return "".join(_move_in_sentence(m.group(0)) for m in _SENTENCE.finditer(text))
+
+
+def _move_in_sentence(sentence: str) -> str:
+    body = sentence.rstrip(".;!? \t")
+    end = sentence[len(body) :]
+    asides: list[str] = []
+    kept: list[str] = []
+    start = 0
+    for aside in _ASIDE.finditer(body):
+        if not body[aside.end() :].strip(" ,"):  # nothing after it: it is already at the end
+            break
+        before = body[start : aside.start()]
+        kept.append(before + " ")
+        asides.append(_resolved(aside.group(1).strip(), before))
+        start = aside.end()
+    if not asides:
+        return sentence
+    kept.append(body[start:])
+    return "".join(kept).rstrip() + "".join("; " + a for a in asides) + end
+
+
+def _resolved(aside: str, before: str) -> str:
+    """The aside with its pronoun replaced by the word it refers to ("which is" → "D is")."""
+    pronoun, _, rest = aside.partition(" ")
+    words = before.split()
+    antecedent = words[-1].strip("\"'()[]*:") if words else ""
+    if not antecedent:
+        return aside
+    return RELATIVE_PRONOUNS[pronoun.lower()].format(antecedent) + " " + rest
