@@ -34,6 +34,7 @@ from .load.adjudications import Adjudication
 from .load.answer_line import find_answer_line
 from .load.benchmark import Benchmark, Response
 from .load.locate import display_path
+from .profiling import mark
 from .reports.findings import (
     Audit,
     Bounds,
@@ -53,6 +54,7 @@ from .reports.findings import (
     format_value,
 )
 from .review import match_adjudications, summarize_adjudications
+from .rule_language.batch import score_many
 from .rule_language.keystructure import CellStructure, cell_structure
 from .rule_language.rule import Rule
 from .rule_language.rulecheck import keys_check, run_examples
@@ -205,8 +207,13 @@ def run_audit(
     progress: Progress | None = None,
     scorers: Sequence[Scorer] | None = None,
     adjudications: Sequence[Adjudication] = (),
+    jobs: int = 1,
 ) -> Audit:
-    """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs."""
+    """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs.
+
+    ``jobs`` is how many processes score the responses (:func:`~.rule_language.batch.score_many`;
+    1: this one). The audit is the same for any ``jobs``.
+    """
 
     _check_cells_disjoint(rules)
     settings = replace(settings, epochs=benchmark.epochs)  # the policy the responses were loaded with
@@ -234,11 +241,12 @@ def run_audit(
         sources=benchmark.sources,
     )
     key_structure = _key_structure(benchmark, rules)
+    mark("key structure")
 
     responses = sorted(benchmark.responses, key=lambda r: (r.model, r.id))
     labels = match_adjudications(benchmark, rules, scorers, adjudications) if adjudications else {}
     (before, after, low, high), verdicts, rule_verdicts = _score_responses(
-        benchmark, responses, ruled, labels
+        benchmark, responses, ruled, labels, scorers, jobs
     )
     adjudicated = (
         summarize_adjudications(
@@ -249,12 +257,17 @@ def run_audit(
     )
 
     baselines_before, baselines_after, cells = _cell_audits(benchmark, responses, ruled, key_structure)
+    mark("baselines")
 
     models, worked = _model_cells(benchmark, responses, ruled, verdicts)
+    mark("model cells and worked examples")
 
     aggregates = _aggregates(
         (before, after, low, high), baselines_before, baselines_after, settings, progress
     )
+    mark("aggregates and bootstrap")
+    flagged = _flagged(benchmark)
+    mark("flagged cells")
     return Audit(
         settings=settings,
         scope=scope,
@@ -265,7 +278,7 @@ def run_audit(
         worked_examples=tuple(worked),
         aggregates=tuple(aggregates),
         adjudications=adjudicated,
-        flagged=_flagged(benchmark),
+        flagged=flagged,
     )
 
 
@@ -274,14 +287,39 @@ def _score_responses(
     responses: Sequence[Response],
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
     labels: dict[tuple[str, str, int], Adjudication] | None = None,
+    scorers: Sequence[Scorer] = (),
+    jobs: int = 1,
 ) -> tuple[tuple[list[Outcome], ...], dict[tuple[str, str, int], Any], dict]:
     """Score every response once: before = its stored strict verdict, after = its rule's verdict
     in a ruled cell (else the strict one), and after with every uncertain verdict counted wrong
     (low) and right (high). Returns one outcome per (model, item) for each of the four, the
     samples of an item averaged (see the module docstring), the verdicts by (model, id, epoch)
-    with adjudicated labels applied (a label is certain), and the rule's own verdicts."""
+    with adjudicated labels applied (a label is certain), and the rule's own verdicts.
+
+    The rule verdicts come from :func:`~.rule_language.batch.score_many`: each distinct (rule,
+    key, cleaned answer line) is scored once, in ``jobs`` processes when that pays."""
     verdicts: dict[tuple[str, str, int], Any] = {}
     rule_verdicts: dict[tuple[str, str, int], Any] = {}
+    position = {id(scorer): i for i, scorer in enumerate(scorers)}
+    for _, scorer in ruled.values():
+        if id(scorer) not in position:
+            position[id(scorer)] = len(scorers)
+            scorers = [*scorers, scorer]
+    keys = benchmark.keys
+    work = []
+    for r in responses:
+        entry = ruled.get((r.ref.domain, r.ref.level))
+        if entry is not None:
+            work.append((position[id(entry[1])], keys[r.id].answer, r.text))
+    stats: dict[str, Any] = {}
+    scored = iter(score_many(scorers, work, jobs, stats))
+    mark(
+        "scoring",
+        f"{stats['responses']:,} ruled responses, {stats['line_items']:,} distinct answer "
+        f"lines, {stats['conclusion_items']:,} conclusions, "
+        + (f"{stats['workers']} workers (peak RSS {stats['worker_peak_mb']:,.0f} MB)"
+           if stats["workers"] else "in process"),
+    )
     # Per sample: right before, after, after with uncertain verdicts wrong, with them right.
     samples: dict[tuple[str, str], list[tuple[bool, bool, bool, bool]]] = {}
     refs = {}
@@ -290,7 +328,7 @@ def _score_responses(
         after = low = high = r.correct
         entry = ruled.get((ref.domain, ref.level))
         if entry is not None:
-            verdict = entry[1].score(benchmark.keys[r.id].answer, r.text)
+            verdict = next(scored)
             rule_verdicts[(r.model, r.id, r.epoch)] = verdict
             label = (labels or {}).get((r.model, r.id, r.epoch))
             if label is not None:
