@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from .errors import UsageError
 from .flag import flag_cells
 from .load.adjudications import Adjudication
@@ -59,7 +61,7 @@ from .rule_language.keystructure import CellStructure, cell_structure
 from .rule_language.rule import Rule
 from .rule_language.rulecheck import keys_check, run_examples
 from .rule_language.scoring import Scorer, jsonable
-from .stats.aggregate import Outcome, cell_table, summarize
+from .stats.aggregate import OutcomeColumns, cell_table, summarize
 from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
 
 Progress = Callable[[int, int], None]
@@ -289,7 +291,7 @@ def _score_responses(
     labels: dict[tuple[str, str, int], Adjudication] | None = None,
     scorers: Sequence[Scorer] = (),
     jobs: int = 1,
-) -> tuple[tuple[list[Outcome], ...], dict[tuple[str, str, int], Any], dict]:
+) -> tuple[tuple[OutcomeColumns, ...], dict[tuple[str, str, int], Any], dict]:
     """Score every response once: before = its stored strict verdict, after = its rule's verdict
     in a ruled cell (else the strict one), and after with every uncertain verdict counted wrong
     (low) and right (high). Returns one outcome per (model, item) for each of the four, the
@@ -344,18 +346,37 @@ def _score_responses(
                 low, high = False, True
         samples.setdefault((r.model, r.id), []).append((r.correct, after, low, high))
         refs[(r.model, r.id)] = ref
+    return _outcome_variants(samples, refs), verdicts, rule_verdicts
+
+
+def _outcome_variants(
+    samples: dict[tuple[str, str], list[tuple[bool, bool, bool, bool]]], refs: dict
+) -> tuple[OutcomeColumns, ...]:
+    """One outcome per (model, item) for each of before, after, low and high, as columns that
+    share everything but ``correct`` (a full benchmark has millions of items)."""
     units = item_units({key: len(pairs) for key, pairs in samples.items()})
-    variants: tuple[list[Outcome], ...] = ([], [], [], [])
-    for (model, item), pairs in samples.items():
-        ref = refs[(model, item)]
-        unit = units[model]
-        for side, outcomes in enumerate(variants):
-            if unit == 1:
-                right: bool | int = pairs[0][side]
-            else:
-                right = sum(p[side] for p in pairs) * (unit // len(pairs))
-            outcomes.append(Outcome(model, ref.domain, ref.cluster, ref.level, right, unit))
-    return variants, verdicts, rule_verdicts
+    models = sorted({model for model, _ in samples})
+    domains = sorted({ref.domain for ref in refs.values()})
+    images = sorted({ref.cluster for ref in refs.values()})
+    m_at, d_at, i_at = (
+        {name: i for i, name in enumerate(names)} for names in (models, domains, images)
+    )
+    size = len(samples)
+    model, domain, image, level, n = (np.empty(size, dtype=np.int64) for _ in range(5))
+    rights = np.empty((4, size), dtype=np.int64)
+    for at, ((name, item), pairs) in enumerate(samples.items()):
+        ref = refs[(name, item)]
+        unit = units[name]
+        model[at], domain[at], image[at] = m_at[name], d_at[ref.domain], i_at[ref.cluster]
+        level[at], n[at] = ref.level, unit
+        if unit == 1:
+            rights[:, at] = pairs[0]
+        else:
+            rights[:, at] = [sum(p[side] for p in pairs) * (unit // len(pairs)) for side in range(4)]
+    base = OutcomeColumns(
+        tuple(models), tuple(domains), tuple(images), model, domain, image, level, n, rights[0]
+    )
+    return tuple(base.with_correct(rights[side]) for side in range(4))
 
 
 def item_units(sample_counts: dict[tuple[str, str], int]) -> dict[str, int]:
@@ -412,7 +433,7 @@ def _cell_audits(
 
 
 def _aggregates(
-    variants: tuple[list[Outcome], ...],
+    variants: tuple[OutcomeColumns, ...],
     baselines_before: dict[tuple[str, int], float],
     baselines_after: dict[tuple[str, int], float],
     settings: Settings,
@@ -425,13 +446,14 @@ def _aggregates(
     before, after, low, high = variants
     # A model's figures can move exactly where its outcome with every uncertain verdict wrong
     # differs from the one with every uncertain verdict right.
-    uncertain = Counter(wrong.model for wrong, right in zip(low, high, strict=True) if wrong != right)
+    moving = np.bincount(low.model[low.correct != high.correct], minlength=len(low.models))
+    uncertain = {low.models[m]: int(k) for m, k in enumerate(moving) if k}
     uncertain_models = set(uncertain)
     lo_level, hi_level = settings.levels
     # The difference's ends: the high level's uncertain verdicts wrong and the low level's right,
     # and the opposite.
-    diff_low = [h if o.level == lo_level else o for o, h in zip(low, high, strict=True)]
-    diff_high = [h if h.level == hi_level else o for o, h in zip(low, high, strict=True)]
+    diff_low = low.with_correct(np.where(low.level == lo_level, high.correct, low.correct))
+    diff_high = low.with_correct(np.where(low.level == hi_level, high.correct, low.correct))
     summary_before = summarize(cell_table(before), baselines_before, settings.levels)
     summary_after = summarize(cell_table(after), baselines_after, settings.levels)
     runs = 4 if uncertain_models else 2
@@ -451,7 +473,7 @@ def _aggregates(
     )
     has_pairs = any(s.n_paired for s in summary_before.values())
 
-    def boot(outcomes: list[Outcome], baselines: dict, index: int) -> dict:
+    def boot(outcomes: OutcomeColumns, baselines: dict, index: int) -> dict:
         if not has_pairs:
             return {}
         return bootstrap_difference(outcomes, baselines, progress=stage(index), **common)

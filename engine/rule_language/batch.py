@@ -381,9 +381,13 @@ def _describe(error: BaseException) -> tuple[str, str]:
 
 
 def _peak_kb() -> int:
+    """The worker's own peak RSS in KiB: ``VmHWM`` (``ru_maxrss`` would also count the parent's
+    peak before the exec that started the worker), 0 where unknown."""
     try:
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    except (ImportError, OSError):  # not POSIX
-        return 0
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
