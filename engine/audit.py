@@ -250,6 +250,7 @@ def run_audit(
     (before, after, low, high), verdicts, rule_verdicts = _score_responses(
         benchmark, responses, ruled, labels, scorers, jobs
     )
+    mark("outcomes (per model and item, four variants)")
     adjudicated = (
         summarize_adjudications(
             adjudications[0].path, labels, rule_verdicts, settings.confidence
@@ -443,7 +444,9 @@ def _aggregates(
     verdicts are uncertain, the same figures at both ends of what they could be (:class:`Bounds`)."""
     from .stats.bootstrap import bootstrap_difference  # numba: imported only when an audit runs
 
-    before, after, low, high = variants
+    before, after, low, high = (  # lists of Outcome (from tests) become columns too
+        v if isinstance(v, OutcomeColumns) else OutcomeColumns.from_outcomes(v) for v in variants
+    )
     # A model's figures can move exactly where its outcome with every uncertain verdict wrong
     # differs from the one with every uncertain verdict right.
     moving = np.bincount(low.model[low.correct != high.correct], minlength=len(low.models))

@@ -59,10 +59,12 @@ from .scoring import (
     with_doubt,
 )
 
-#: Below this many distinct work items scoring stays in this process: starting workers (a fresh
-#: interpreter, imports, the rules' grammars) costs about a second, which ~3,000 items repay on
-#: two cores (bench/results/jobs.md). ``KEYAUDIT_PARALLEL_MIN`` overrides it (tests set 0).
-PARALLEL_MIN_ITEMS = 3000
+#: Below this many distinct work items scoring stays in this process. Measured on the 2-core
+#: reference machine: starting two workers (a fresh interpreter each, imports, the rules'
+#: grammars, cold caches) costs about 1.3-1.6 s (the example's 1,339 items: 0.4 s in process, 2.0 s
+#: with two workers), and one core scores about 2,000-3,000 items/s, so two workers repay their
+#: start from roughly 5,000-8,000 items. ``KEYAUDIT_PARALLEL_MIN`` overrides it (tests set 0).
+PARALLEL_MIN_ITEMS = 5000
 #: Chunks per worker: enough to balance uneven items, few enough to keep messages cheap.
 CHUNKS_PER_JOB = 4
 
@@ -271,16 +273,26 @@ def _read(stream) -> Any:
     return marshal.loads(data)
 
 
+_WORKER_CODE = "from keyaudit.engine.rule_language.batch import worker_main; worker_main()"
+
+
 class _Worker:
     def __init__(self, setup: tuple[list[str], list[int]]) -> None:
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", "from keyaudit.engine.rule_language.batch import worker_main; worker_main()"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.errors,
-            close_fds=True,
-        )
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", _WORKER_CODE],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.errors,
+                close_fds=True,
+            )
+        except OSError as error:
+            self.errors.close()
+            raise WorkerError(
+                f"cannot start a scoring worker process ({error.strerror or error}); rerun with "
+                "--jobs 1 to score in one process"
+            ) from None
         self.send(setup)
 
     def fileno(self) -> int:
