@@ -30,6 +30,7 @@ from .common import (
     EpochsOption,
     FilterOption,
     IdFieldOption,
+    JobsOption,
     JsonOption,
     ModelNameOption,
     ResponseOptions,
@@ -38,6 +39,7 @@ from .common import (
     check_output,
     console,
     err_console,
+    jobs_or_default,
     load_for_cli,
     protected_paths,
     section,
@@ -122,8 +124,12 @@ def check(
             help="Also every bundled rule whose cells the benchmark has (the whole-benchmark audit).",
         ),
     ] = False,
+    jobs: JobsOption = None,
 ) -> None:
     """Audit the cells the rules cover: rule proof, key structure, re-scored accuracy, aggregates."""
+    from keyaudit.engine.profiling import mark
+
+    mark("start (imports, options)")
     out = err_console if json_target == "-" else console
     try:
         _check(
@@ -141,6 +147,7 @@ def check(
             ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
             adjudications,
             every,
+            jobs_or_default(jobs),
         )
     except KeyauditError as error:
         from .app import report_error
@@ -164,10 +171,12 @@ def _check(
     options: ResponseOptions,
     adjudications: Path | None = None,
     every: bool = False,
+    jobs: int = 1,
 ) -> None:
     from keyaudit.engine.audit import Settings, prove_rules, run_audit
     from keyaudit.engine.load.adjudications import read_adjudications
     from keyaudit.engine.load.locate import resolve_rule_path
+    from keyaudit.engine.profiling import mark
     from keyaudit.engine.reports.json_report import audit_to_json, dumps, proofs_to_json
     from keyaudit.engine.rule_language.rule import load_rule
     from keyaudit.engine.rule_language.scoring import Scorer
@@ -198,7 +207,9 @@ def _check(
         raise UsageError("--json, --markdown and --plot must name different files")
     rules = [load_rule(path) for path in rule_paths]
     labels = read_adjudications(adjudications) if adjudications is not None else []
+    mark("rules loaded")
     benchmark = load_for_cli(bench, options)
+    mark("benchmark loaded", f"{len(benchmark.keys):,} keys, {len(benchmark.responses):,} responses")
     if every:
         rules += bundled_rules_for(benchmark, rules)
         if not rules:
@@ -208,6 +219,7 @@ def _check(
     gc.freeze()
     scorers = [Scorer(rule) for rule in rules]
     proofs = prove_rules(benchmark, rules, scorers)
+    mark("rules proved (examples, keys check)")
     render_rules(out, proofs)
     if not all(p.passed for p in proofs):
         if json_target is not None:
@@ -222,15 +234,19 @@ def _check(
         progress=_progress(out),
         scorers=scorers,
         adjudications=labels,
+        jobs=jobs,
     )
     render_audit(out, audit)
+    mark("terminal report")
     if json_target is not None:
         _write_text(json_target, dumps({"passed": True, **audit_to_json(audit)}))
+        mark("JSON report")
     if markdown is not None:
         from keyaudit.engine.reports.markdown_report import render_markdown
 
         markdown.write_text(render_markdown(audit), encoding="utf-8")
         out.print(f"Markdown report written to {markdown}")
+        mark("Markdown report")
     if plot is not None:
         from keyaudit.engine.reports.plot import forest_plot
 

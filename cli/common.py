@@ -86,6 +86,25 @@ BenchOption = Annotated[
         "--bench", help="Benchmark directory (default: the embedded GRIP-Benchmark-34 example)."
     ),
 ]
+JobsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        help="Processes that score the responses (default: the cores this process may use; 1: "
+        "score in this process). The output is the same for any number.",
+        min=1,
+        max=1024,
+    ),
+]
+
+
+def jobs_or_default(jobs: int | None) -> int:
+    """``--jobs`` as given, else the cores this process may run on."""
+    from keyaudit.engine.rule_language.batch import default_jobs
+
+    return default_jobs() if jobs is None else jobs
+
+
 JsonOption = Annotated[
     str | None,
     typer.Option("--json", help="Write every figure as JSON to this file, or '-' for stdout."),

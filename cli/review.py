@@ -17,12 +17,14 @@ from .common import (
     EpochsOption,
     FilterOption,
     IdFieldOption,
+    JobsOption,
     ModelNameOption,
     ResponseOptions,
     ResponsesOption,
     ScorerOption,
     check_output,
     console,
+    jobs_or_default,
     load_for_cli,
     protected_paths,
 )
@@ -50,11 +52,13 @@ def review(
     filter: FilterOption = None,
     id_field: IdFieldOption = None,
     model_name: ModelNameOption = None,
+    jobs: JobsOption = None,
 ) -> None:
     """Write every uncertain verdict, and a seeded sample of certain ones, for a person to label."""
     try:
         _review(rules, out, sample, seed, bench,
-                ResponseOptions(responses, epochs, scorer, filter, id_field, model_name))
+                ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
+                jobs_or_default(jobs))
     except KeyauditError as error:
         from .app import report_error
 
@@ -62,7 +66,9 @@ def review(
         raise SystemExit(error.exit_code) from None
 
 
-def _review(rule_args, out: Path, sample: int, seed: int, bench, options: ResponseOptions) -> None:
+def _review(
+    rule_args, out: Path, sample: int, seed: int, bench, options: ResponseOptions, jobs: int = 1
+) -> None:
     from keyaudit.engine.load.locate import resolve_rule_path
     from keyaudit.engine.reports.review_file import review_csv, review_jsonl
     from keyaudit.engine.review import review_queue
@@ -77,7 +83,7 @@ def _review(rule_args, out: Path, sample: int, seed: int, bench, options: Respon
     check_output("--out", out, protected_paths(bench, options, tuple(rule_paths)))
     rules = [load_rule(path) for path in rule_paths]
     benchmark = load_for_cli(bench, options)
-    rows = review_queue(benchmark, rules, sample, seed)
+    rows = review_queue(benchmark, rules, sample, seed, jobs=jobs)
     text = review_csv(rows) if suffix == ".csv" else review_jsonl(rows)
     out.write_text(text, encoding="utf-8")
     n_uncertain = sum(r.selected == "uncertain" for r in rows)

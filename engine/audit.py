@@ -28,12 +28,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from .errors import UsageError
 from .flag import flag_cells
 from .load.adjudications import Adjudication
 from .load.answer_line import find_answer_line
 from .load.benchmark import Benchmark, Response
 from .load.locate import display_path
+from .profiling import mark
 from .reports.findings import (
     Audit,
     Bounds,
@@ -53,11 +56,12 @@ from .reports.findings import (
     format_value,
 )
 from .review import match_adjudications, summarize_adjudications
+from .rule_language.batch import score_many
 from .rule_language.keystructure import CellStructure, cell_structure
 from .rule_language.rule import Rule
 from .rule_language.rulecheck import keys_check, run_examples
 from .rule_language.scoring import Scorer, jsonable
-from .stats.aggregate import Outcome, cell_table, summarize
+from .stats.aggregate import OutcomeColumns, cell_table, summarize
 from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
 
 Progress = Callable[[int, int], None]
@@ -205,8 +209,13 @@ def run_audit(
     progress: Progress | None = None,
     scorers: Sequence[Scorer] | None = None,
     adjudications: Sequence[Adjudication] = (),
+    jobs: int = 1,
 ) -> Audit:
-    """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs."""
+    """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs.
+
+    ``jobs`` is how many processes score the responses (:func:`~.rule_language.batch.score_many`;
+    1: this one). The audit is the same for any ``jobs``.
+    """
 
     _check_cells_disjoint(rules)
     settings = replace(settings, epochs=benchmark.epochs)  # the policy the responses were loaded with
@@ -234,12 +243,14 @@ def run_audit(
         sources=benchmark.sources,
     )
     key_structure = _key_structure(benchmark, rules)
+    mark("key structure")
 
     responses = sorted(benchmark.responses, key=lambda r: (r.model, r.id))
     labels = match_adjudications(benchmark, rules, scorers, adjudications) if adjudications else {}
     (before, after, low, high), verdicts, rule_verdicts = _score_responses(
-        benchmark, responses, ruled, labels
+        benchmark, responses, ruled, labels, scorers, jobs
     )
+    mark("outcomes (per model and item, four variants)")
     adjudicated = (
         summarize_adjudications(
             adjudications[0].path, labels, rule_verdicts, settings.confidence
@@ -249,12 +260,17 @@ def run_audit(
     )
 
     baselines_before, baselines_after, cells = _cell_audits(benchmark, responses, ruled, key_structure)
+    mark("baselines")
 
     models, worked = _model_cells(benchmark, responses, ruled, verdicts)
+    mark("model cells and worked examples")
 
     aggregates = _aggregates(
         (before, after, low, high), baselines_before, baselines_after, settings, progress
     )
+    mark("aggregates and bootstrap")
+    flagged = _flagged(benchmark)
+    mark("flagged cells")
     return Audit(
         settings=settings,
         scope=scope,
@@ -265,7 +281,7 @@ def run_audit(
         worked_examples=tuple(worked),
         aggregates=tuple(aggregates),
         adjudications=adjudicated,
-        flagged=_flagged(benchmark),
+        flagged=flagged,
     )
 
 
@@ -274,14 +290,39 @@ def _score_responses(
     responses: Sequence[Response],
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
     labels: dict[tuple[str, str, int], Adjudication] | None = None,
-) -> tuple[tuple[list[Outcome], ...], dict[tuple[str, str, int], Any], dict]:
+    scorers: Sequence[Scorer] = (),
+    jobs: int = 1,
+) -> tuple[tuple[OutcomeColumns, ...], dict[tuple[str, str, int], Any], dict]:
     """Score every response once: before = its stored strict verdict, after = its rule's verdict
     in a ruled cell (else the strict one), and after with every uncertain verdict counted wrong
     (low) and right (high). Returns one outcome per (model, item) for each of the four, the
     samples of an item averaged (see the module docstring), the verdicts by (model, id, epoch)
-    with adjudicated labels applied (a label is certain), and the rule's own verdicts."""
+    with adjudicated labels applied (a label is certain), and the rule's own verdicts.
+
+    The rule verdicts come from :func:`~.rule_language.batch.score_many`: each distinct (rule,
+    key, cleaned answer line) is scored once, in ``jobs`` processes when that pays."""
     verdicts: dict[tuple[str, str, int], Any] = {}
     rule_verdicts: dict[tuple[str, str, int], Any] = {}
+    position = {id(scorer): i for i, scorer in enumerate(scorers)}
+    for _, scorer in ruled.values():
+        if id(scorer) not in position:
+            position[id(scorer)] = len(scorers)
+            scorers = [*scorers, scorer]
+    keys = benchmark.keys
+    work = []
+    for r in responses:
+        entry = ruled.get((r.ref.domain, r.ref.level))
+        if entry is not None:
+            work.append((position[id(entry[1])], keys[r.id].answer, r.text))
+    stats: dict[str, Any] = {}
+    scored = iter(score_many(scorers, work, jobs, stats))
+    mark(
+        "scoring",
+        f"{stats['responses']:,} ruled responses, {stats['line_items']:,} distinct answer "
+        f"lines, {stats['conclusion_items']:,} conclusions, "
+        + (f"{stats['workers']} workers (peak RSS {stats['worker_peak_mb']:,.0f} MB)"
+           if stats["workers"] else "in process"),
+    )
     # Per sample: right before, after, after with uncertain verdicts wrong, with them right.
     samples: dict[tuple[str, str], list[tuple[bool, bool, bool, bool]]] = {}
     refs = {}
@@ -290,7 +331,7 @@ def _score_responses(
         after = low = high = r.correct
         entry = ruled.get((ref.domain, ref.level))
         if entry is not None:
-            verdict = entry[1].score(benchmark.keys[r.id].answer, r.text)
+            verdict = next(scored)
             rule_verdicts[(r.model, r.id, r.epoch)] = verdict
             label = (labels or {}).get((r.model, r.id, r.epoch))
             if label is not None:
@@ -306,18 +347,37 @@ def _score_responses(
                 low, high = False, True
         samples.setdefault((r.model, r.id), []).append((r.correct, after, low, high))
         refs[(r.model, r.id)] = ref
+    return _outcome_variants(samples, refs), verdicts, rule_verdicts
+
+
+def _outcome_variants(
+    samples: dict[tuple[str, str], list[tuple[bool, bool, bool, bool]]], refs: dict
+) -> tuple[OutcomeColumns, ...]:
+    """One outcome per (model, item) for each of before, after, low and high, as columns that
+    share everything but ``correct`` (a full benchmark has millions of items)."""
     units = item_units({key: len(pairs) for key, pairs in samples.items()})
-    variants: tuple[list[Outcome], ...] = ([], [], [], [])
-    for (model, item), pairs in samples.items():
-        ref = refs[(model, item)]
-        unit = units[model]
-        for side, outcomes in enumerate(variants):
-            if unit == 1:
-                right: bool | int = pairs[0][side]
-            else:
-                right = sum(p[side] for p in pairs) * (unit // len(pairs))
-            outcomes.append(Outcome(model, ref.domain, ref.cluster, ref.level, right, unit))
-    return variants, verdicts, rule_verdicts
+    models = sorted({model for model, _ in samples})
+    domains = sorted({ref.domain for ref in refs.values()})
+    images = sorted({ref.cluster for ref in refs.values()})
+    m_at, d_at, i_at = (
+        {name: i for i, name in enumerate(names)} for names in (models, domains, images)
+    )
+    size = len(samples)
+    model, domain, image, level, n = (np.empty(size, dtype=np.int64) for _ in range(5))
+    rights = np.empty((4, size), dtype=np.int64)
+    for at, ((name, item), pairs) in enumerate(samples.items()):
+        ref = refs[(name, item)]
+        unit = units[name]
+        model[at], domain[at], image[at] = m_at[name], d_at[ref.domain], i_at[ref.cluster]
+        level[at], n[at] = ref.level, unit
+        if unit == 1:
+            rights[:, at] = pairs[0]
+        else:
+            rights[:, at] = [sum(p[side] for p in pairs) * (unit // len(pairs)) for side in range(4)]
+    base = OutcomeColumns(
+        tuple(models), tuple(domains), tuple(images), model, domain, image, level, n, rights[0]
+    )
+    return tuple(base.with_correct(rights[side]) for side in range(4))
 
 
 def item_units(sample_counts: dict[tuple[str, str], int]) -> dict[str, int]:
@@ -374,7 +434,7 @@ def _cell_audits(
 
 
 def _aggregates(
-    variants: tuple[list[Outcome], ...],
+    variants: tuple[OutcomeColumns, ...],
     baselines_before: dict[tuple[str, int], float],
     baselines_after: dict[tuple[str, int], float],
     settings: Settings,
@@ -384,16 +444,19 @@ def _aggregates(
     verdicts are uncertain, the same figures at both ends of what they could be (:class:`Bounds`)."""
     from .stats.bootstrap import bootstrap_difference  # numba: imported only when an audit runs
 
-    before, after, low, high = variants
+    before, after, low, high = (  # lists of Outcome (from tests) become columns too
+        v if isinstance(v, OutcomeColumns) else OutcomeColumns.from_outcomes(v) for v in variants
+    )
     # A model's figures can move exactly where its outcome with every uncertain verdict wrong
     # differs from the one with every uncertain verdict right.
-    uncertain = Counter(wrong.model for wrong, right in zip(low, high, strict=True) if wrong != right)
+    moving = np.bincount(low.model[low.correct != high.correct], minlength=len(low.models))
+    uncertain = {low.models[m]: int(k) for m, k in enumerate(moving) if k}
     uncertain_models = set(uncertain)
     lo_level, hi_level = settings.levels
     # The difference's ends: the high level's uncertain verdicts wrong and the low level's right,
     # and the opposite.
-    diff_low = [h if o.level == lo_level else o for o, h in zip(low, high, strict=True)]
-    diff_high = [h if h.level == hi_level else o for o, h in zip(low, high, strict=True)]
+    diff_low = low.with_correct(np.where(low.level == lo_level, high.correct, low.correct))
+    diff_high = low.with_correct(np.where(low.level == hi_level, high.correct, low.correct))
     summary_before = summarize(cell_table(before), baselines_before, settings.levels)
     summary_after = summarize(cell_table(after), baselines_after, settings.levels)
     runs = 4 if uncertain_models else 2
@@ -413,7 +476,7 @@ def _aggregates(
     )
     has_pairs = any(s.n_paired for s in summary_before.values())
 
-    def boot(outcomes: list[Outcome], baselines: dict, index: int) -> dict:
+    def boot(outcomes: OutcomeColumns, baselines: dict, index: int) -> dict:
         if not has_pairs:
             return {}
         return bootstrap_difference(outcomes, baselines, progress=stage(index), **common)

@@ -19,6 +19,7 @@ from .errors import DataError, located
 from .load.adjudications import Adjudication
 from .load.answer_line import find_answer_line
 from .load.benchmark import Benchmark, Response
+from .rule_language.batch import score_many
 from .rule_language.rule import Rule
 from .rule_language.scoring import Scorer, Verdict, jsonable
 from .stats.wilson import wilson_interval
@@ -81,16 +82,20 @@ def review_queue(
     sample: int,
     seed: int,
     scorers: Sequence[Scorer] | None = None,
+    jobs: int = 1,
 ) -> list[ReviewRow]:
     """Every uncertain verdict of the ruled cells, then ``sample`` certain ones drawn with
-    ``seed`` (the same inputs and seed give the same file)."""
+    ``seed`` (the same inputs and seed give the same file, for any ``jobs``: the processes that
+    score, see :func:`~.rule_language.batch.score_many`)."""
     if sample < 0:
         raise DataError("--sample must be 0 or more")
     scorers = list(scorers) if scorers is not None else [Scorer(rule) for rule in rules]
     uncertain: list[ReviewRow] = []
     certain: list[ReviewRow] = []
-    for response, scorer in _ruled(benchmark, rules, scorers):
-        verdict = scorer.score(benchmark.keys[response.id].answer, response.text)
+    ruled = list(_ruled(benchmark, rules, scorers))
+    position = {id(s): i for i, s in enumerate(scorers)}
+    work = [(position[id(s)], benchmark.keys[r.id].answer, r.text) for r, s in ruled]
+    for (response, scorer), verdict in zip(ruled, score_many(scorers, work, jobs), strict=True):
         row = _row(benchmark, response, scorer, verdict)
         (uncertain if verdict.uncertain else certain).append(row)
     drawn = random.Random(seed).sample(certain, min(sample, len(certain)))

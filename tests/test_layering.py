@@ -16,6 +16,7 @@ ENGINE = Path(__file__).resolve().parent.parent / "engine"
 #: Lower ranks may be imported by higher ones, never the other way round.
 RANK = {
     "errors": 0,
+    "profiling": 0,
     "load": 1,
     "rule_language": 2,
     "stats": 3,

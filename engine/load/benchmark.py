@@ -572,9 +572,9 @@ def _shown(path: Path, root: Path) -> str:
 
 def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyItem]) -> Response:
     where = sample.where
-    ref = parse_item_id(sample.id, config.id_pattern, where, None)
     key = keys.get(sample.id)
     if key is None:
+        parse_item_id(sample.id, config.id_pattern, where, None)  # the id pattern's error first
         raise DataError(
             located(where, None, None, f"response id {sample.id!r} has no key in the benchmark")
         )
@@ -595,7 +595,9 @@ def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyIt
         correct, computed = strict_correct(sample.text, key.answer), True
     else:
         correct, computed = sample.correct, False
-    return Response(sample.id, model, ref, sample.text, correct, computed, sample.epoch)
+    # The key's id matched the same id pattern when the keys were read: its place is the
+    # response's, and its string is shared (a full benchmark has millions of responses).
+    return Response(key.id, model, key.ref, sample.text, correct, computed, sample.epoch)
 
 
 def load_benchmark(

@@ -58,7 +58,7 @@ _KEYS_LIMIT = 65_536
 CONCLUSION_CHARS = 300
 
 
-def _conclusion(response: str, answer_text: str | None) -> str:
+def conclusion_of(response: str, answer_text: str | None) -> str:
     """The last non-empty line before the answer line, then the answer line's text; without an
     answer line, the response's last non-empty line. At most :data:`CONCLUSION_CHARS`."""
     tail = response[-4 * CONCLUSION_CHARS :].splitlines()
@@ -68,6 +68,27 @@ def _conclusion(response: str, answer_text: str | None) -> str:
     text = lines[-1] if answer_text is None else " ".join(lines[-2:-1]) + " " + answer_text
     return " ".join(text.split())[-CONCLUSION_CHARS:]
 
+
+def needs_conclusion(verdict: Verdict) -> bool:
+    """Whether the certainty of ``verdict`` also reads the response's conclusion: a rejection
+    for something missing (the conclusion may say it where the answer line does not)."""
+    return (
+        not verdict.accept
+        and verdict.reason not in (KEY_UNPARSED, RULE_ERROR)
+        and verdict.reason.endswith("missing")
+    )
+
+
+def conclusion_doubt_text(accepted: bool) -> str | None:
+    """The doubt a conclusion that would be accepted raises (None when it would not)."""
+    return "the response's last lines, read as an answer, give accept" if accepted else None
+
+
+def with_doubt(verdict: Verdict, doubt: str) -> Verdict:
+    """``verdict`` with one more reason to doubt it (kept once)."""
+    return replace(verdict, uncertain=tuple(dict.fromkeys((*verdict.uncertain, doubt))))
+
+
 __all__ = [
     "MAX_ANSWER_CHARS",
     "ParsedKey",
@@ -75,6 +96,7 @@ __all__ = [
     "Scorer",
     "Verdict",
     "clean_answer",
+    "conclusion_of",
     "jsonable",
     "normalise_characters",
 ]
@@ -254,18 +276,33 @@ class Scorer:
         The verdict carries its certainty (:meth:`certainty`): the reasons it may be a misreading.
         Checks that only need the verdict (the keys check, baselines, examples) pass
         ``certainty=False`` and skip that work.
+
+        The same verdict is put together from its two parts by the batch scorer
+        (:mod:`.batch`), which scores each distinct answer line once: :meth:`score_line` (a
+        function of the key and the cleaned answer line) and, for a rejection for something
+        missing, :meth:`conclusion_doubt` (a function of the key and the response's conclusion).
         """
         fmt = self.rule.answer_format
         line = find_answer_line(response, fmt.label, fmt.which)
-        if line is None:
-            verdict = Verdict(False, ANSWER_MISSING, self._empty_values())
-        else:
-            verdict = self.score_answer_text(key, line.text)
+        verdict = self.score_line(key, None if line is None else line.text, certainty)
+        if certainty and needs_conclusion(verdict):
+            doubt = self.conclusion_doubt(key, conclusion_of(response, verdict.answer_text))
+            if doubt:
+                verdict = with_doubt(verdict, doubt)
+        return verdict
+
+    def score_line(self, key: str, raw_answer: str | None, certainty: bool = True) -> Verdict:
+        """The verdict on one answer line's text (``None``: the response has none), with every
+        sign of uncertainty the line itself shows (:meth:`line_doubts`). A function of ``key``
+        and the cleaned text, except ``answer_text``, which is ``raw_answer`` cut."""
+        if raw_answer is None:
+            return Verdict(False, ANSWER_MISSING, self._empty_values())
+        verdict = self.score_answer_text(key, raw_answer)
         if not certainty:
             return verdict
         try:
             with time_limit(ANSWER_SECONDS, "judging the verdict's certainty"):
-                reasons = self.certainty(key, response, verdict)
+                reasons = self.line_doubts(key, verdict)
         except TimeLimitExceeded as error:
             reasons = (str(error),)
         except RecursionError:
@@ -274,6 +311,15 @@ class Scorer:
 
     def certainty(self, key: str, response: str, verdict: Verdict) -> tuple[str, ...]:
         """The signs that ``verdict`` on ``response`` may be a misreading (empty: certain)."""
+        reasons = list(self.line_doubts(key, verdict))
+        if needs_conclusion(verdict):
+            doubt = self.conclusion_doubt(key, conclusion_of(response, verdict.answer_text))
+            if doubt:
+                reasons.append(doubt)
+        return tuple(dict.fromkeys(reasons))
+
+    def line_doubts(self, key: str, verdict: Verdict) -> tuple[str, ...]:
+        """The signs in the answer line itself that ``verdict`` may be a misreading."""
         if verdict.reason in (KEY_UNPARSED, RULE_ERROR):
             return ()
         reasons: list[str] = []
@@ -302,16 +348,21 @@ class Scorer:
                     self._doubt_chars = len(text)
                 self._doubts[memo_key] = doubts
             reasons += doubts
-        if not verdict.accept and verdict.reason.endswith("missing"):
-            conclusion = _conclusion(response, verdict.answer_text)
-            if conclusion:
-                other = self.score_answer_text(key, conclusion)
-                if other.accept:
-                    reasons.append(
-                        "the response's last lines, read as an answer, give "
-                        f"{other.reason or 'accept'}"
-                    )
         return tuple(dict.fromkeys(reasons))
+
+    def conclusion_doubt(self, key: str, conclusion: str) -> str | None:
+        """For a rejection for a missing component: the doubt when the response's conclusion
+        (:func:`conclusion_of`), read as an answer, would be accepted; else None."""
+        if not conclusion:
+            return None
+        try:
+            with time_limit(ANSWER_SECONDS, "judging the verdict's certainty"):
+                other = self.score_answer_text(key, conclusion)
+        except TimeLimitExceeded as error:
+            return str(error)
+        except RecursionError:
+            return "judging the verdict's certainty nests too deeply for Python"
+        return conclusion_doubt_text(other.accept)
 
     def _tree_doubts(self, parsed_key: ParsedKey, tree: Node, doubtful: bool) -> list[str]:
         """Signs in the parsed answer; the generic ones only where a misreading would matter
@@ -385,14 +436,7 @@ class Scorer:
     def _score_bounded(self, key: str, raw_answer: str) -> Verdict:
         """:meth:`_score_answer_text` within the answer's CPU-time bound."""
         if self.slow_answers >= MAX_SLOW_ANSWERS:
-            return Verdict(
-                False,
-                RULE_ERROR,
-                self._empty_values(),
-                raw_answer,
-                f"not scored: {self.slow_answers} answers already exceeded the time limit of "
-                f"{ANSWER_SECONDS:g} s of CPU time per answer ({_BACKTRACKING})",
-            )
+            return self.not_scored(raw_answer)
         try:
             with time_limit(ANSWER_SECONDS, "scoring this answer"):
                 return self._score_answer_text(key, raw_answer)
@@ -404,6 +448,18 @@ class Scorer:
         except MemoryError:
             detail = "scoring this answer ran out of memory"
         return Verdict(False, RULE_ERROR, self._empty_values(), raw_answer, detail)
+
+    def not_scored(self, raw_answer: str | None) -> Verdict:
+        """The verdict on an answer not tried because :data:`MAX_SLOW_ANSWERS` answers already
+        exceeded the time limit."""
+        return Verdict(
+            False,
+            RULE_ERROR,
+            self._empty_values(),
+            raw_answer,
+            f"not scored: {self.slow_answers} answers already exceeded the time limit of "
+            f"{ANSWER_SECONDS:g} s of CPU time per answer ({_BACKTRACKING})",
+        )
 
     def _score_answer_text(self, key: str, raw_answer: str) -> Verdict:
         rule = self.rule

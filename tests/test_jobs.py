@@ -1,0 +1,165 @@
+"""``--jobs``: scoring in worker processes gives the same report, byte for byte, as in-process.
+
+``KEYAUDIT_PARALLEL_MIN=0`` makes the workers start even on the embedded example (which is below
+the threshold where they pay), so these tests run the real worker path.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from keyaudit.engine.errors import RuleError
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.rule_language import batch
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scoring import Scorer
+
+
+@pytest.fixture
+def workers_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYAUDIT_PARALLEL_MIN", "0")
+
+
+def test_check_all_is_byte_identical_for_any_jobs(
+    run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers_always: None
+) -> None:
+    outputs = {}
+    for jobs in ("1", "2"):
+        folder = tmp_path / f"jobs{jobs}"
+        folder.mkdir()
+        monkeypatch.chdir(folder)  # the same relative names, so the printed paths agree too
+        result = run_cli(
+            "check", "--all", "--resamples", "300", "--jobs", jobs,
+            "--json", "audit.json", "--markdown", "audit.md",
+        )
+        assert result.code == 0, result.err
+        assert result.err == ""
+        outputs[jobs] = (
+            result.out,
+            (folder / "audit.json").read_bytes(),
+            (folder / "audit.md").read_bytes(),
+        )
+    assert outputs["1"][0] == outputs["2"][0]  # terminal
+    assert outputs["1"][1] == outputs["2"][1]  # --json
+    assert outputs["1"][2] == outputs["2"][2]  # --markdown
+
+
+def test_json_to_stdout_is_identical_too(run_cli, workers_always: None) -> None:
+    one = run_cli("check", "physical_stability", "--resamples", "200", "--jobs", "1", "--json", "-")
+    two = run_cli("check", "physical_stability", "--resamples", "200", "--jobs", "2", "--json", "-")
+    assert one.code == two.code == 0
+    assert one.out == two.out and one.err == two.err
+
+
+def _ruled_work():
+    """Every stored physical_stability response as (scorer index, key, text)."""
+    benchmark = load_benchmark(example_benchmark_dir())
+    rule = load_rule(resolve_rule_path("physical_stability"))
+    work = [
+        (0, benchmark.keys[r.id].answer, r.text)
+        for r in benchmark.responses
+        if rule.covers(r.ref.domain, r.ref.level)
+    ]
+    return rule, work
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_each_response_gets_its_own_verdict_after_deduplication(
+    jobs: int, workers_always: None
+) -> None:
+    """Duplicates are scored once and mapped back: every response's verdict equals the one
+    Scorer.score gives that response alone (a verdict mapped to the wrong response would differ:
+    the responses have different keys, answers, reasons and answer texts)."""
+    rule, work = _ruled_work()
+    rng = random.Random(7)
+    # Exact copies and copies that differ only in what cleaning removes (same cleaned line,
+    # another raw answer text), shuffled among the originals.
+    extra = [work[i] for i in rng.sample(range(len(work)), 150)]
+    extra += [(i, key, text.replace("ANSWER: ", "ANSWER: **") + "**") for i, key, text in extra[:60]]
+    work = work + extra
+    rng.shuffle(work)
+    stats: dict = {}
+    got = batch.score_many([Scorer(rule)], work, jobs=jobs, stats=stats)
+    alone = Scorer(rule)
+    expected = [alone.score(key, text) for _, key, text in work]
+    assert got == expected
+    assert stats["line_items"] < len(work)  # something was deduplicated
+    assert stats["workers"] == (2 if jobs == 2 else 0)
+    assert len({(v.accept, v.reason) for v in got}) > 3  # the verdicts do differ
+
+
+def test_a_worker_error_is_the_parent_error(tmp_path: Path, workers_always: None) -> None:
+    """A rule file that no longer loads in a worker raises the same one-line RuleError here."""
+    folder = tmp_path / "rules"
+    shutil.copytree(resolve_rule_path("physical_stability").parent, folder)
+    path = folder / "physical_stability.toml"
+    rule = load_rule(path)
+    path.write_text("[rule\nname = 1\n", encoding="utf-8")  # changed after the parent loaded it
+    _, work = _ruled_work()
+    with pytest.raises(RuleError) as raised:
+        batch.score_many([Scorer(rule)], work, jobs=2)
+    assert "physical_stability.toml" in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_worker_error_through_the_cli_is_one_line_exit_2(
+    run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers_always: None
+) -> None:
+    import keyaudit.engine.audit as audit
+
+    folder = tmp_path / "rules"
+    shutil.copytree(resolve_rule_path("physical_stability").parent, folder)
+    path = folder / "physical_stability.toml"
+    prove = audit.prove_rules
+
+    def prove_then_break(*args, **kwargs):
+        proofs = prove(*args, **kwargs)
+        path.write_text("[rule\n", encoding="utf-8")  # the workers load it after this
+        return proofs
+
+    monkeypatch.setattr(audit, "prove_rules", prove_then_break)
+    result = run_cli("check", str(path), "--resamples", "100", "--jobs", "2")
+    assert result.code == 2
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("keyaudit: error: "), result.err
+    assert "physical_stability.toml" in lines[0] and "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("executable", ["false", "missing"])
+def test_a_worker_that_dies_is_a_one_line_error(
+    executable: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers_always: None
+) -> None:
+    """A worker that exits at once (or cannot start) is a WorkerError, never a hang or a trace."""
+    rule, work = _ruled_work()
+    program = shutil.which("false") if executable == "false" else str(tmp_path / "no-python")
+    monkeypatch.setattr(batch.sys, "executable", program)
+    with pytest.raises(batch.WorkerError) as raised:
+        batch.score_many([Scorer(rule)], work, jobs=2)
+    assert "--jobs 1" in str(raised.value) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_jobs_below_one_is_a_usage_error(run_cli, value: str) -> None:
+    result = run_cli("check", "physical_stability", "--jobs", value)
+    assert result.code == 2
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and "--jobs" in lines[0], result.err
+
+
+def test_review_is_identical_for_any_jobs(run_cli, tmp_path: Path, workers_always: None) -> None:
+    files = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"review{jobs}.jsonl"
+        result = run_cli("review", "physical_stability", "--out", str(out), "--jobs", jobs)
+        assert result.code == 0, result.err
+        files.append(out.read_bytes())
+    assert files[0] == files[1]
+
+
+def test_default_jobs_is_the_usable_cores() -> None:
+    assert batch.default_jobs() >= 1
