@@ -13,7 +13,7 @@ from keyaudit.engine.rule_language.rule import load_rule
 from keyaudit.engine.rule_language.scoring import Scorer
 
 DATA = Path(__file__).parent / "data" / "phrasings"
-RULES = ("physical_stability", "gear_train", "gauge_reading", "physical_stability_l4")
+RULES = ("physical_stability", "gear_train", "gauge_reading", "physical_stability_l4", "gauge_reading_l4")
 _SCORERS: dict[str, Scorer] = {}
 
 

@@ -38,6 +38,7 @@ FILES = {
 #: smaller (at least 60 rows) and not held out.
 DEV_FILES = {
     "physical_stability_l4_dev.jsonl": "physical_stability_l4",
+    "gauge_reading_l4_dev.jsonl": "gauge_reading_l4",
 }
 #: Rows the rules are known to get wrong, with why; strict xfail, so a fix is noticed.
 KNOWN_LIMITS = {
