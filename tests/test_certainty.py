@@ -13,7 +13,7 @@ from keyaudit.engine.rule_language.rule import load_rule
 from keyaudit.engine.rule_language.scoring import Scorer
 
 DATA = Path(__file__).parent / "data" / "phrasings"
-RULES = ("physical_stability", "gear_train", "gauge_reading")
+RULES = ("physical_stability", "gear_train", "gauge_reading", "physical_stability_l4", "gauge_reading_l4")
 _SCORERS: dict[str, Scorer] = {}
 
 
@@ -26,7 +26,7 @@ def scorer(rule: str) -> Scorer:
 def labelled_rows() -> list[tuple[str, dict]]:
     rows = []
     for path in sorted(DATA.glob("*.jsonl")):
-        rule = next((r for r in RULES if path.name.startswith(r)), None)
+        rule = max((r for r in RULES if path.name.startswith(r)), key=len, default=None)
         if rule is None or rule not in bundled_rule_names():
             continue
         rows += [(rule, json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
