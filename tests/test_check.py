@@ -538,7 +538,8 @@ def test_all_bundled_rules_at_once_on_the_example(run_cli, tmp_path: Path) -> No
     assert result.code == 0, result.err
     data = json.loads(out.read_text(encoding="utf-8"))
     assert sorted(c["domain"] for c in data["cells"]) == sorted(
-        {"physical_stability", "gear_train", "gauge_reading"} & set(names)
+        {"physical_stability", "gear_train", "gauge_reading", "compass_bearing", "projectile_motion"}
+        & set(names)
     )
     single = tmp_path / "one.json"
     assert (

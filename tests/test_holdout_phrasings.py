@@ -33,7 +33,13 @@ FILES = {
     "gauge_reading_blind3.jsonl": "gauge_reading",
     "gauge_reading_blind4.jsonl": "gauge_reading",
     "physical_stability_blind7.jsonl": "physical_stability",
+    # Rule authors' development sets of issue 13 (written with the rule, so not blind).
+    "compass_bearing_dev.jsonl": "compass_bearing",
+    "projectile_motion_dev.jsonl": "projectile_motion",
 }
+#: Rows a rule's labelled sets must reach (default 150); a rule with only its author's
+#: development set (issue 13: at least 60 rows) has a lower floor until blind sets are added.
+MIN_ROWS = {"compass_bearing": 60, "projectile_motion": 60}
 #: Rows the rules are known to get wrong, with why; strict xfail, so a fix is noticed.
 KNOWN_LIMITS = {
     "ho-246": "a second lower block joined by 'and also beyond A' after a relation's lower block "
@@ -78,7 +84,7 @@ def scorer(rule: str) -> Scorer:
 def test_holdout_sets_are_present_and_cover_every_reason() -> None:
     for rule in set(FILES.values()) & set(bundled_rule_names()):
         rows = [row for r, row in ROWS if r == rule]
-        assert len(rows) >= 150, rule
+        assert len(rows) >= MIN_ROWS.get(rule, 150), rule
         reasons = {row["reason"] for row in rows}
         assert (
             set(scorer(rule).rule.reasons)

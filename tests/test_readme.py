@@ -48,6 +48,9 @@ def test_every_bundled_rule_and_its_reasons_are_documented() -> None:
 
     for name in bundled_rule_names():
         rule = load_rule(resolve_rule_path(name))
-        assert f"| {name} L" in README
+        # Issue 13: a new rule is documented in docs/rules/<name>.md until the README links it.
+        doc = ROOT / "docs" / "rules" / f"{name}.md"
+        text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+        assert f"| {name} L" in README or text, name
         for reason in rule.reasons:
-            assert reason in README, (name, reason)
+            assert reason in README or reason in text, (name, reason)
