@@ -42,6 +42,8 @@ FILES = {
 DEV_FILES = {
     "physical_stability_l4_dev.jsonl": "physical_stability_l4",
     "gauge_reading_l4_dev.jsonl": "gauge_reading_l4",
+    "compass_bearing_dev.jsonl": "compass_bearing",
+    "projectile_motion_dev.jsonl": "projectile_motion",
 }
 #: Rows the rules are known to get wrong, with why; strict xfail, so a fix is noticed.
 KNOWN_LIMITS = {
