@@ -48,6 +48,13 @@ def test_every_bundled_rule_and_its_reasons_are_documented() -> None:
 
     for name in bundled_rule_names():
         rule = load_rule(resolve_rule_path(name))
-        assert f"| {name} L" in README
+        # a rule of issue 13 on is documented in docs/rules/<name>.md (README links it)
+        page = ROOT / "docs" / "rules" / f"{name}.md"
+        if page.exists():
+            text = page.read_text(encoding="utf-8")
+            assert f"| {name} L" in text, name
+        else:
+            text = README
+            assert f"| {name} L" in README
         for reason in rule.reasons:
-            assert reason in README, (name, reason)
+            assert reason in text, (name, reason)
