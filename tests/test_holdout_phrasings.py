@@ -44,6 +44,7 @@ DEV_FILES = {
     "gauge_reading_l4_dev.jsonl": "gauge_reading_l4",
     "compass_bearing_dev.jsonl": "compass_bearing",
     "projectile_motion_dev.jsonl": "projectile_motion",
+    "fbd_dev.jsonl": "fbd",
 }
 #: Rows the rules are known to get wrong, with why; strict xfail, so a fix is noticed.
 KNOWN_LIMITS = {

@@ -336,6 +336,19 @@ def _close(a: Any, b: Any, abs_tol: Any = 0.0, rel_tol: Any = 1e-9) -> bool:
     return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
 
 
+def _mod(a: Any, b: Any) -> Any:
+    """mod(a, b) → a modulo b with the sign of b, like Python's %: mod(-90, 360) = 270, mod(370.5, 360) = 10.5; null if a or b is null; b = 0 is an error."""  # noqa: E501
+    if a is None or b is None:
+        return None
+    if not (_is_number(a) and _is_number(b)):
+        raise ExpressionError(f"mod() takes numbers, not {type_name(a)} and {type_name(b)}")
+    if b == 0:
+        raise ExpressionError("mod(a, b) needs b != 0")
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ExpressionError(f"mod() needs finite numbers, not {_shown(a)} and {_shown(b)}")
+    return check_int(a % b)
+
+
 _ALPHABETS = ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789")
 
 
@@ -560,6 +573,7 @@ FUNCTIONS: dict[str, Function] = {
     "abs": Function(_abs, 1),
     "round": Function(_round, 1, 2),
     "close": Function(_close, 2, 4),
+    "mod": Function(_mod, 2),
     "succ": Function(_succ, 1),
     "pred": Function(_pred, 1),
     "span": Function(_span, 2, cost=_span_cost, builds=True),
