@@ -48,6 +48,9 @@ def test_every_bundled_rule_and_its_reasons_are_documented() -> None:
 
     for name in bundled_rule_names():
         rule = load_rule(resolve_rule_path(name))
-        assert f"| {name} L" in README
+        # a rule is documented in README's table of reasons, or on its own page docs/rules/<name>.md
+        page = ROOT / "docs" / "rules" / f"{name}.md"
+        text = page.read_text(encoding="utf-8") if page.exists() else ""
+        assert f"| {name} L" in README or text, name
         for reason in rule.reasons:
-            assert reason in README, (name, reason)
+            assert reason in README or reason in text, (name, reason)
