@@ -53,6 +53,9 @@ def gauge() -> Scorer:
         ("D may turn faster; direction unchanged", "increase", "unchanged", "hedged"),
         ("could be faster; direction unchanged", "increase", "unchanged", "hedged"),
         ("faster, I think; direction unchanged", "increase", "unchanged", "hedged"),
+        # a trailing hedge with no claim after it hedges the last claim's clause
+        ("faster; direction unchanged, I think", "increase", "unchanged", "hedged"),
+        ("faster; direction unchanged (probably)", "increase", "unchanged", "hedged"),
         # word order and non-native grammar
         ("Faster speed; direction no change", "increase", "unchanged", ""),
         ("faster; spin sense kept", "increase", "unchanged", ""),

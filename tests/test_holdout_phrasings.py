@@ -46,6 +46,9 @@ DEV_FILES = {
     "projectile_motion_dev.jsonl": "projectile_motion",
     "fbd_dev.jsonl": "fbd",
 }
+#: Development cases of the rules of issue 13, written by each rule's author from its spec:
+#: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
+DEV_FILES = {path.name: path.name.removesuffix("_dev.jsonl") for path in sorted(DATA.glob("*_dev.jsonl"))}
 #: Rows the rules are known to get wrong, with why; strict xfail, so a fix is noticed.
 KNOWN_LIMITS = {
     "ho-246": "a second lower block joined by 'and also beyond A' after a relation's lower block "
@@ -99,6 +102,16 @@ def scorer(rule: str) -> Scorer:
     if rule not in _SCORERS:
         _SCORERS[rule] = Scorer(load_rule(resolve_rule_path(rule)))
     return _SCORERS[rule]
+
+
+def test_dev_sets_are_large_enough_and_cover_every_reason() -> None:
+    for name, rule in DEV_FILES.items():
+        assert rule in bundled_rule_names(), name
+        rows = [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+        assert len(rows) >= 60, name
+        assert set(scorer(rule).rule.reasons) - {"key matches no template", "rule error", "answer unparseable"} <= {
+            row["reason"] for row in rows
+        }, name
 
 
 def test_holdout_sets_are_present_and_cover_every_reason() -> None:

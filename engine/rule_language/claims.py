@@ -12,8 +12,10 @@ domain, what they do:
   to it by ``alt`` only ("does not increase or decrease", "neither faster nor slower"). A boundary
   ends the scope ("not slower, but faster": *slower* denied, *faster* asserted).
 * **Hedges.** A hedge anywhere in a clause hedges every claim of that clause, before or after it
-  ("probably faster", "faster, I think", "faster (probably)"); so does a "?" or "(?)" right after
-  a claim ("Same speed?", "No (?)"): the answer asks instead of asserting.
+  ("probably faster", "faster probably"). A hedge in a clause without claims hedges the next
+  claim's clause ("faster, I think; direction unchanged": the direction), or, when no claim
+  follows it, the last claim's clause ("faster, I think", "faster (probably)"). A "?" or "(?)"
+  right after a claim hedges it ("Same speed?", "No (?)"): the answer asks instead of asserting.
 * **Subjects.** A claim is about the last subject mentioned before it in its clause; a claim with
   none is about the answer's target. Claims about another entity are context, not answers.
 * **Corrections.** A ``correction`` retracts the earlier claims of the kind of the next claim
@@ -238,6 +240,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             found.append(claim)
             carry, negating = claim.negated, False
             last_claim = claim
+    if hedge_waiting and found:  # a trailing hedge ("faster, I think") looks back
+        hedged_clauses.add(found[-1].clause)
     for claim in found:
         claim.hedged = claim.clause in hedged_clauses or claim.questioned
     return ClaimSet({kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()})
