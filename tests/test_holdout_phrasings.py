@@ -37,15 +37,6 @@ FILES = {
     "gauge_reading_blind8.jsonl": "gauge_reading",
     "physical_stability_blind8.jsonl": "physical_stability",
 }
-#: Development sets written by a rule's own author (issue 13): scored like the sets above, but
-#: smaller (at least 60 rows) and not held out.
-DEV_FILES = {
-    "physical_stability_l4_dev.jsonl": "physical_stability_l4",
-    "gauge_reading_l4_dev.jsonl": "gauge_reading_l4",
-    "compass_bearing_dev.jsonl": "compass_bearing",
-    "projectile_motion_dev.jsonl": "projectile_motion",
-    "fbd_dev.jsonl": "fbd",
-}
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
 DEV_FILES = {path.name: path.name.removesuffix("_dev.jsonl") for path in sorted(DATA.glob("*_dev.jsonl"))}
