@@ -23,7 +23,13 @@ from rich.table import Table
 from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError
-from keyaudit.engine.reports.formatting import accuracy_span, bounds_cells, pct, pp
+from keyaudit.engine.reports.formatting import (
+    accuracy_span,
+    bounds_cells,
+    pct,
+    pp,
+    slot_values_text,
+)
 
 from .common import (
     BenchOption,
@@ -442,7 +448,7 @@ def _render_structure(out: Console, audit: Audit) -> None:
         for i, t in enumerate(st.templates, start=1):
             values = "; ".join(f"{n}: {', '.join(c)}" for n, c in t.target_counts.items())
             slots = "; ".join(
-                f"{s}: " + ", ".join(f"{v} {n}" for v, n in t.slot_values.get(s, {}).items())
+                f"{s}: " + slot_values_text(t.slot_values.get(s, {}))
                 for s in t.slots
             )
             table.add_row(str(i), values, f"{t.count:,}", t.template, slots)

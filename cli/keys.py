@@ -15,7 +15,7 @@ from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import flag_cells
 from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
 from keyaudit.engine.reports.findings import FlagRow
-from keyaudit.engine.reports.formatting import pct
+from keyaudit.engine.reports.formatting import pct, slot_values_text
 from keyaudit.engine.rule_language.keystructure import (
     CellStructure,
     TemplateStat,
@@ -44,7 +44,6 @@ from .common import (
 
 #: Console limits; ``--json`` always has everything.
 MAX_TEMPLATES = 20
-MAX_SLOT_VALUES = 12
 MAX_DISTINCT = 30
 MAX_UNPARSED = 20
 
@@ -179,10 +178,7 @@ def _render_cell(s: CellStructure) -> None:
     slots.add_column("Values")
     for number, t in enumerate(s.templates[:MAX_TEMPLATES], start=1):
         for name, values in t.slot_values.items():
-            shown = [f"{value} {n:,}" for value, n in list(values.items())[:MAX_SLOT_VALUES]]
-            if len(values) > MAX_SLOT_VALUES:
-                shown.append(f"… {len(values) - MAX_SLOT_VALUES:,} more")
-            slots.add_row(str(number), name, ", ".join(shown))
+            slots.add_row(str(number), name, slot_values_text(values))
     if slots.row_count:
         console.print(slots)
 

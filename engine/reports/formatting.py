@@ -38,3 +38,17 @@ def bounds_cells(bounds) -> list[str]:
         " … ".join(bounds.verdicts),
         f"{pct(bounds.overall[0])} … {pct(bounds.overall[1])}",
     ]
+
+
+#: Slot values shown per slot in reports; a numeric slot can have thousands of distinct values.
+MAX_SLOT_VALUES = 12
+
+
+def slot_values_text(values: dict[str, int], show=str, count=lambda n: f"{n:,}") -> str:
+    """A slot's commonest values with their key counts, at most :data:`MAX_SLOT_VALUES` of them,
+    then how many more there are (the JSON report keeps them all)."""
+    items = list(values.items())
+    shown = [f"{show(v)} {count(n)}" for v, n in items[:MAX_SLOT_VALUES]]
+    if len(items) > MAX_SLOT_VALUES:
+        shown.append(f"… {len(items) - MAX_SLOT_VALUES:,} more distinct values")
+    return ", ".join(shown)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..rule_language.keystructure import CellStructure
 from .findings import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
-from .formatting import accuracy_span, bounds_cells, pct, pp
+from .formatting import accuracy_span, bounds_cells, pct, pp, slot_values_text
 
 MAX_UNPARSED_LISTED = 50
 
@@ -244,9 +244,7 @@ def _one_structure(st: CellStructure, single: bool) -> list[str]:
     slot_lines = []
     for i, t in enumerate(st.templates, start=1):
         for slot in t.slots:
-            values = ", ".join(
-                f"{code(v)} {count(c)}" for v, c in t.slot_values.get(slot, {}).items()
-            )
+            values = slot_values_text(t.slot_values.get(slot, {}), code, count)
             slot_lines.append(f"- template {i}, `{{{slot}}}`: {values}")
     if slot_lines:
         lines += ["", "Slot values (count of keys):", "", *slot_lines]
