@@ -36,6 +36,8 @@ FILES = {
     "gear_train_blind8.jsonl": "gear_train",
     "gauge_reading_blind8.jsonl": "gauge_reading",
     "physical_stability_blind8.jsonl": "physical_stability",
+    "gear_train_blind9.jsonl": "gear_train",
+    "gauge_reading_blind9.jsonl": "gauge_reading",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
@@ -78,6 +80,24 @@ KNOWN_LIMITS = {
     "conflict); the author read 'maybe' as a hedge first: labelled hedged",
     "ps8-048": "an ownerless centre of mass 'beyond the table edge' is not read as a ground "
     "statement: labelled ground only, read as joint missing",
+    "gt9-012": "'Neither D's speed nor its direction changes': one 'neither ... nor' over two kinds "
+    "is not read: labelled accept, read as speed missing",
+    "gt9-086": "'D's torque doubles': 'doubles' is read as a speed increase whatever doubles: "
+    "labelled speed missing, read as wrong speed",
+    "gt9-122": "'A doesn't change speed, and neither does D': the elided claim about D is not "
+    "read: labelled wrong speed, read as speed missing",
+    "gt9-141": "'its direction both flips and stays the same': the bare 'stays the same' is read as "
+    "a speed claim: labelled direction conflict, read as wrong direction",
+    "gt9-149": "'its rotation direction does not stay the same': a negation between the direction "
+    "noun and 'stay the same' splits the phrase: labelled wrong direction, read as direction missing",
+    "gt9-158": "'direction reversed — sorry, unchanged': a bare 'unchanged' after a correction is "
+    "read as a speed claim: labelled accept, read as wrong speed",
+    "gr9-022": "'= 40 + 0.25 \\times 100 = 65': a chain after a result cue keeps its first number "
+    "as a second value: labelled accept, read as values conflict",
+    "gr9-116": "'the increase is 50': an increment named after its number's noun is read as the "
+    "value: labelled value missing, read as wrong value",
+    "gr9-120": "'adding 25% of 1000 to 600': 'to 600' is read as a result: labelled value missing, "
+    "read as wrong value",
 }
 ROWS = [
     (rule, json.loads(line))

@@ -251,6 +251,9 @@ _WORD_VALUES = {word: value for value, word in enumerate(_UNDER_TWENTY)} | {
 def _number_from_words(text: str) -> float | None:
     """The value of a number written in words (under a million), else None."""
     words = text.lower().replace("-", " ").split()
+    half = 0.5 if words[-3:] == ["and", "a", "half"] else 0.0
+    if half:
+        words = words[:-3]
     sign = 1.0
     if words and words[0] in ("minus", "negative"):
         sign, words = -1.0, words[1:]
@@ -271,7 +274,7 @@ def _number_from_words(text: str) -> float | None:
             total, current = total + current * 1000, 0
         else:
             return None
-    return sign * (total + current) if seen else None
+    return sign * (total + current + half) if seen else None
 
 
 def _number(x: Any) -> float | None:
