@@ -36,6 +36,9 @@ FILES = {
     "gear_train_blind8.jsonl": "gear_train",
     "gauge_reading_blind8.jsonl": "gauge_reading",
     "physical_stability_blind8.jsonl": "physical_stability",
+    # Blind sets of issue 13's rules (first figures in docs/rules/<rule>.md).
+    "gauge_reading_l4_blind.jsonl": "gauge_reading_l4",
+    "physical_stability_l4_blind.jsonl": "physical_stability_l4",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
