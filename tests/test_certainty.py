@@ -34,10 +34,12 @@ def labelled_rows() -> list[tuple[str, dict]]:
 
 
 def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
-    """Measured on every labelled set (3,629 rows with the blind8 sets): 19 of the 23 wrong
-    verdicts are marked uncertain (83%; of the 9 that flip accept/reject, 8), 8.4% of all verdicts
-    are. The floors below are those figures; a change that loses coverage or flags more fails
-    here. (With the 3,114 rows before blind8: 15 of 17, 88%.)"""
+    """Measured on every labelled set (4,123 rows with the issue-13 dev sets and the
+    gauge_reading_l4 / physical_stability_l4 blind sets): 19 of the 23 wrong verdicts are marked
+    uncertain (83%; of the 9 that flip accept/reject, 8), 8.95% of all verdicts are (the two L4
+    blind sets flag 46 of their 355 rows, 13%). The floors below are those figures; a change that
+    loses coverage or flags more fails here. (With the 3,629 rows of the blind8 sets: 19 of 23,
+    8.4% flagged; with the 3,114 rows before blind8: 15 of 17, 88%.)"""
     rows = labelled_rows()
     total = flagged = wrong = wrong_flagged = 0
     for rule, row in rows:
@@ -49,7 +51,7 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
             wrong_flagged += bool(verdict.uncertain)
     assert total >= 2_800
     assert wrong > 0 and wrong_flagged / wrong >= 0.82, (wrong_flagged, wrong)  # measured 0.826
-    assert flagged / total <= 0.09, flagged / total  # measured 0.084
+    assert flagged / total <= 0.095, flagged / total  # measured 0.0895
 
 
 @pytest.mark.parametrize(
