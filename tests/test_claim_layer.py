@@ -39,6 +39,9 @@ def gauge() -> Scorer:
         # a denial that leaves one value implies it
         ("neither faster nor slower; direction unchanged", "stay the same", "unchanged", "wrong speed"),
         ("faster; it does not reverse", "increase", "unchanged", ""),
+        # "not yet": "yet" stays inside the negation (elsewhere it ends a clause)
+        ("faster; it has not yet reversed", "increase", "unchanged", ""),
+        ("faster; it does not yet reverse", "increase", "unchanged", ""),
         # asserting and denying one value is a conflict
         ("faster; it does not change direction, yet it turns the opposite way", "increase", None,
          "direction conflict"),

@@ -38,6 +38,9 @@ FILES = {
     "physical_stability_blind8.jsonl": "physical_stability",
     "gear_train_blind9.jsonl": "gear_train",
     "gauge_reading_blind9.jsonl": "gauge_reading",
+    # Blind sets of issue 13's rules (first figures in docs/rules/<rule>.md).
+    "gauge_reading_l4_blind.jsonl": "gauge_reading_l4",
+    "physical_stability_l4_blind.jsonl": "physical_stability_l4",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
