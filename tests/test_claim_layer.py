@@ -90,6 +90,28 @@ def test_gauge_claims(gauge: Scorer, key: str, answer: str, verdict, value, reas
     assert (scored.values["verdict"], scored.values["value"], scored.reason) == (verdict, value, reason)
 
 
+@pytest.mark.parametrize(
+    ("key", "answer", "reason"),
+    [
+        # a claimless hedge clause opened by a contrast qualifies the claim before it ...
+        ("no; exits at bottom, position 7", "No, but I might be wrong; bottom, column 7.", "change hedged"),
+        ("no; exits at bottom, position 7", "No, though I'm not sure; bottom, column 7.", "change hedged"),
+        # ... one with a claim of its own hedges that claim ...
+        ("yes; exits at bottom, position 7", "Yes, but it might exit at the bottom, column 7.",
+         "location hedged"),
+        # ... and any other claimless hedge clause still hedges the next claim's clause
+        ("yes; exits at bottom, position 7", "Yes, I think; bottom, column 7.", "location hedged"),
+        # a bare "seems" is a hedge
+        ("yes; exits at bottom, position 7", "Yes; it seems to exit at the bottom, column 7.",
+         "location hedged"),
+        ("yes; exits at bottom, position 7", "The exit seems different: bottom, column 7.", "change hedged"),
+    ],
+)
+def test_hedge_scope_on_laser_mirror(key: str, answer: str, reason: str) -> None:
+    scored = Scorer(load_rule(resolve_rule_path("laser_mirror"))).score(key, f"ANSWER: {answer}")
+    assert scored.reason == reason, answer
+
+
 def test_explain_shows_each_claim_and_why(run_cli) -> None:
     result = run_cli(
         "test-rule", "gear_train", "--key", GEAR, "--explain",

@@ -41,6 +41,8 @@ FILES = {
     # Blind sets of issue 13's rules (first figures in docs/rules/<rule>.md).
     "gauge_reading_l4_blind.jsonl": "gauge_reading_l4",
     "physical_stability_l4_blind.jsonl": "physical_stability_l4",
+    "compass_bearing_blind.jsonl": "compass_bearing",
+    "laser_mirror_blind.jsonl": "laser_mirror",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.

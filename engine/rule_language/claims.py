@@ -14,8 +14,10 @@ domain, what they do:
 * **Hedges.** A hedge anywhere in a clause hedges every claim of that clause, before or after it
   ("probably faster", "faster probably"). A hedge in a clause without claims hedges the next
   claim's clause ("faster, I think; direction unchanged": the direction), or, when no claim
-  follows it, the last claim's clause ("faster, I think", "faster (probably)"). A "?" or "(?)"
-  right after a claim hedges it ("Same speed?", "No (?)"): the answer asks instead of asserting.
+  follows it, the last claim's clause ("faster, I think", "faster (probably)"). A claimless hedge
+  clause opened by a contrast ("No, but I might be wrong; bottom, 7") qualifies what came before:
+  it hedges the last claim's clause, not the next. A "?" or "(?)" right after a claim hedges it
+  ("Same speed?", "No (?)"): the answer asks instead of asserting.
 * **Subjects.** A claim is about the last subject mentioned before it in its clause; a claim with
   none is about the answer's target. Claims about another entity are context, not answers.
 * **Corrections.** A ``correction`` retracts the earlier claims of the kind of the next claim
@@ -112,6 +114,8 @@ _CLAIM_FIELDS = frozenset(
 )
 #: Boundaries that end a sentence (and with it a condition).
 _SENTENCE_ENDS = frozenset({";", ".", "!", "?"})
+#: Boundary words that open a clause qualifying the one before ("..., but I might be wrong").
+CONTRAST_WORDS = frozenset({"but", "though", "although", "however"})
 #: Boundary words that open a conditional clause.
 CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
 CLAIM_FIELDS = _CLAIM_FIELDS | {"text"}
@@ -194,6 +198,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     conditional = False
     words_since_neg = 0
     last_claim: Claim | None = None  # the claim a following "?" or "(?)" would question
+    opener = ""  # the boundary word that opened the current clause
+    claim_in_clause = False
+    look_back: int | None = None  # "..., but I might be wrong": the clause a contrast hedge qualifies
     for item in _items(answer, atoms):
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
         word = item.text().strip().lower() if kind == "boundary" else ""
@@ -207,7 +214,11 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 negating = False
             continue
         if kind == "boundary":
+            if look_back is not None:  # the contrast clause ended without a claim of its own
+                hedged_clauses.add(look_back)
+                hedge_waiting, look_back = False, None
             clause += 1
+            opener, claim_in_clause = word, False
             subject, negating, carry = None, False, False
             if word in CONDITIONAL_WORDS:
                 conditional = True  # "if X, Y": the consequence is conditional too
@@ -221,6 +232,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         elif kind == "hedge":
             hedged_clauses.add(clause)
             hedge_waiting = True
+            if opener in CONTRAST_WORDS and not claim_in_clause and found:
+                look_back = found[-1].clause
         elif kind == "alt":
             negating = negating or carry
         elif kind == "correction":
@@ -237,9 +250,12 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             if hedge_waiting:
                 hedged_clauses.add(clause)
                 hedge_waiting = False
+            look_back, claim_in_clause = None, True
             found.append(claim)
             carry, negating = claim.negated, False
             last_claim = claim
+    if look_back is not None:
+        hedged_clauses.add(look_back)
     if hedge_waiting and found:  # a trailing hedge ("faster, I think") looks back
         hedged_clauses.add(found[-1].clause)
     for claim in found:
