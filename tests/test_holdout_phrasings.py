@@ -43,6 +43,8 @@ FILES = {
     "physical_stability_l4_blind.jsonl": "physical_stability_l4",
     "compass_bearing_blind.jsonl": "compass_bearing",
     "laser_mirror_blind.jsonl": "laser_mirror",
+    "projectile_motion_blind.jsonl": "projectile_motion",
+    "fbd_blind.jsonl": "fbd",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
