@@ -36,6 +36,9 @@ FILES = {
     "gear_train_blind8.jsonl": "gear_train",
     "gauge_reading_blind8.jsonl": "gauge_reading",
     "physical_stability_blind8.jsonl": "physical_stability",
+    # Blind sets of issue 13 (written from the specs only; first figures in docs/rules/<rule>.md).
+    "surface_topology_l4_blind.jsonl": "surface_topology_l4",
+    "optical_illusion_blind.jsonl": "optical_illusion",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
