@@ -45,6 +45,8 @@ FILES = {
     "laser_mirror_blind.jsonl": "laser_mirror",
     "projectile_motion_blind.jsonl": "projectile_motion",
     "fbd_blind.jsonl": "fbd",
+    "surface_topology_l4_blind.jsonl": "surface_topology_l4",
+    "optical_illusion_blind.jsonl": "optical_illusion",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
