@@ -16,7 +16,9 @@ domain, what they do:
   claim's clause ("faster, I think; direction unchanged": the direction), or, when no claim
   follows it, the last claim's clause ("faster, I think", "faster (probably)"). A claimless hedge
   clause opened by a contrast ("No, but I might be wrong; bottom, 7") qualifies what came before:
-  it hedges the last claim's clause, not the next. A "?" or "(?)" right after a claim hedges it
+  it hedges the last claim's clause, not the next. A clause that opens with a question word
+  and ends with "?" restates the question ("Is it in the danger zone? Yes."): its claims are not
+  claims at all. A "?" or "(?)" right after a claim hedges it
   ("Same speed?", "No (?)"): the answer asks instead of asserting.
 * **Subjects.** A claim is about the last subject mentioned before it in its clause; a claim with
   none is about the answer's target. Claims about another entity are context, not answers.
@@ -74,6 +76,8 @@ class Claim:
     hedged: bool = False
     #: Followed at once by "?" or "(?)": the answer asks rather than asserts ("Same speed?").
     questioned: bool = False
+    #: Inside a restated question ("Is it in the danger zone? Yes."): not a claim at all.
+    asked: bool = False
     retracted: bool = False
     about_target: bool = True
     #: Said under a condition ("if ...", "otherwise ...", "unless ..."): counted, but doubtful.
@@ -108,7 +112,8 @@ class Claim:
 
 _CLAIM_FIELDS = frozenset(
     {
-        "kind", "value", "negated", "hedged", "questioned", "subject", "retracted", "about_target",
+        "kind", "value", "negated", "hedged", "questioned", "asked", "subject", "retracted",
+        "about_target",
         "conditional", "node",
     }
 )
@@ -118,6 +123,11 @@ _SENTENCE_ENDS = frozenset({";", ".", "!", "?"})
 CONTRAST_WORDS = frozenset({"but", "though", "although", "however"})
 #: Boundary words that open a conditional clause.
 CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
+#: First words of a clause that, ended by "?", restates the question rather than answering it.
+QUESTION_OPENERS = frozenset(
+    {"is", "are", "was", "were", "does", "do", "did", "would", "will", "can", "could", "should",
+     "has", "have", "what", "which", "how", "where", "whether"}
+)
 CLAIM_FIELDS = _CLAIM_FIELDS | {"text"}
 KIND_FIELDS = frozenset({"values", "hedged", "claims", "denied", "context"})
 
@@ -198,14 +208,26 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     conditional = False
     words_since_neg = 0
     last_claim: Claim | None = None  # the claim a following "?" or "(?)" would question
+    clause_words = 0  # words seen in the current clause
+    asking = False  # the current clause opened with a question word ("Would its speed change?")
     opener = ""  # the boundary word that opened the current clause
     claim_in_clause = False
     look_back: int | None = None  # "..., but I might be wrong": the clause a contrast hedge qualifies
     for item in _items(answer, atoms):
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
         word = item.text().strip().lower() if kind == "boundary" else ""
-        if word == "?" and last_claim is not None:
+        if word == "?" and asking:
+            for claim in found:
+                if claim.clause == clause:
+                    claim.asked = True
+        elif word == "?" and last_claim is not None:
             last_claim.questioned = True
+        if kind == "boundary":
+            clause_words, asking = 0, False
+        else:
+            if clause_words == 0 and isinstance(item, Leaf):
+                asking = item.text().strip().lower() in QUESTION_OPENERS
+            clause_words += 1
         if word != "(":
             last_claim = None
         if isinstance(item, Leaf) and kind not in atoms:
@@ -259,14 +281,14 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     if hedge_waiting and found:  # a trailing hedge ("faster, I think") looks back
         hedged_clauses.add(found[-1].clause)
     for claim in found:
-        claim.hedged = claim.clause in hedged_clauses or claim.questioned
+        claim.hedged = not claim.asked and (claim.clause in hedged_clauses or claim.questioned)
     return ClaimSet({kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()})
 
 
 def _resolve(kind: str, domain: Sequence[str], found: list[Claim]) -> KindResult:
     result = KindResult(kind)
     result.claims = [c for c in found if c.kind == kind]
-    counted = [c for c in result.claims if c.about_target and not c.retracted]
+    counted = [c for c in result.claims if c.about_target and not c.retracted and not c.asked]
     asserted: list[Any] = []
     denied: list[Any] = []
     for claim in counted:

@@ -171,6 +171,21 @@ class Rule:
     source_text: str = field(default="", repr=False)
 
     @property
+    def reads_key_node(self) -> bool:
+        """Whether any expression scored per answer reads ``key`` itself rather than ``target``.
+
+        If none does, a verdict depends on a key only through its ``[key]`` values and the
+        ``[claims]`` target, so keys that share them score every answer alike (the constant-answer
+        baseline groups them)."""
+        scored = [e for _, e in self.lets] + [e for _, e in self.uncertain]
+        scored += list(self.outputs.values())
+        for requirement in self.requirements:
+            scored += [requirement.check] + ([requirement.when] if requirement.when else [])
+        if self.certainty_when is not None:
+            scored.append(self.certainty_when)
+        return any("key" in expression.names for expression in scored)
+
+    @property
     def reasons(self) -> tuple[str, ...]:
         """Every rejection reason this rule can give, built-in ones first."""
         seen = dict.fromkeys(BUILTIN_REASONS)
