@@ -113,8 +113,7 @@ class Claim:
 _CLAIM_FIELDS = frozenset(
     {
         "kind", "value", "negated", "hedged", "questioned", "asked", "subject", "retracted",
-        "about_target",
-        "conditional", "node",
+        "about_target", "conditional", "node",
     }
 )
 #: Boundaries that end a sentence (and with it a condition).

@@ -15,7 +15,7 @@ verdict **rule error** naming the limit.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -82,6 +82,18 @@ def needs_conclusion(verdict: Verdict) -> bool:
 def conclusion_doubt_text(accepted: bool) -> str | None:
     """The doubt a conclusion that would be accepted raises (None when it would not)."""
     return "the response's last lines, read as an answer, give accept" if accepted else None
+
+
+def _judged(work: Callable[[], Any]) -> Any:
+    """``work()`` within the answer's CPU-time bound, or the doubt that judging it hit a limit
+    (a string): judging certainty never turns into an error of its own."""
+    try:
+        with time_limit(ANSWER_SECONDS, "judging the verdict's certainty"):
+            return work()
+    except TimeLimitExceeded as error:
+        return str(error)
+    except RecursionError:
+        return "judging the verdict's certainty nests too deeply for Python"
 
 
 def with_doubt(verdict: Verdict, doubt: str) -> Verdict:
@@ -300,23 +312,9 @@ class Scorer:
         verdict = self.score_answer_text(key, raw_answer)
         if not certainty:
             return verdict
-        try:
-            with time_limit(ANSWER_SECONDS, "judging the verdict's certainty"):
-                reasons = self.line_doubts(key, verdict)
-        except TimeLimitExceeded as error:
-            reasons = (str(error),)
-        except RecursionError:
-            reasons = ("judging the verdict's certainty nests too deeply for Python",)
+        outcome = _judged(lambda: self.line_doubts(key, verdict))
+        reasons = outcome if isinstance(outcome, tuple) else (outcome,)
         return replace(verdict, uncertain=reasons) if reasons else verdict
-
-    def certainty(self, key: str, response: str, verdict: Verdict) -> tuple[str, ...]:
-        """The signs that ``verdict`` on ``response`` may be a misreading (empty: certain)."""
-        reasons = list(self.line_doubts(key, verdict))
-        if needs_conclusion(verdict):
-            doubt = self.conclusion_doubt(key, conclusion_of(response, verdict.answer_text))
-            if doubt:
-                reasons.append(doubt)
-        return tuple(dict.fromkeys(reasons))
 
     def line_doubts(self, key: str, verdict: Verdict) -> tuple[str, ...]:
         """The signs in the answer line itself that ``verdict`` may be a misreading."""
@@ -355,14 +353,8 @@ class Scorer:
         (:func:`conclusion_of`), read as an answer, would be accepted; else None."""
         if not conclusion:
             return None
-        try:
-            with time_limit(ANSWER_SECONDS, "judging the verdict's certainty"):
-                other = self.score_answer_text(key, conclusion)
-        except TimeLimitExceeded as error:
-            return str(error)
-        except RecursionError:
-            return "judging the verdict's certainty nests too deeply for Python"
-        return conclusion_doubt_text(other.accept)
+        outcome = _judged(lambda: self.score_answer_text(key, conclusion))
+        return outcome if isinstance(outcome, str) else conclusion_doubt_text(outcome.accept)
 
     def _tree_doubts(self, parsed_key: ParsedKey, tree: Node, doubtful: bool) -> list[str]:
         """Signs in the parsed answer; the generic ones only where a misreading would matter
