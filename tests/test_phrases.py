@@ -3,6 +3,7 @@ that; mistakes are load errors at file:line:col."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -100,3 +101,44 @@ def test_bundled_grammars_have_no_long_hand_written_pattern_lines() -> None:
     ):
         for number, line in enumerate((root / name).read_text().splitlines(), start=1):
             assert len(line) <= 120, f"{name}:{number} is {len(line)} characters"
+
+
+_GUARD = re.compile(r"^\(\?=\[(?:\\.|[^\]\\])*\]\)")
+_CASED_FIRST = re.compile(r"\(\?-i:\[([a-z])[A-Z]\]\)")
+
+
+def plain_regex(optimised: str) -> str:
+    """The phrase regex without the speed measures: no first-character guard, and every
+    first-letter class ``(?-i:[tT])`` back to the letter the case-insensitive flag matches."""
+    return _CASED_FIRST.sub(lambda m: m.group(1), _GUARD.sub("", optimised))
+
+
+def test_speed_measures_change_no_match() -> None:
+    """The first-character guard and first-letter classes only make failing faster: on every
+    bundled grammar's phrases, at every position of real answer lines (the labelled phrasings of
+    the grammar's rule), the optimised and the plain regex match the same span."""
+    grammars = Path(__file__).resolve().parent.parent / "grammars"
+    phrasings = Path(__file__).resolve().parent / "data" / "phrasings"
+    checked = optimised = 0
+    for grammar in sorted(grammars.glob("*_answer.lark")):
+        rule = grammar.name.removesuffix("_answer.lark")
+        lines: list[str] = []
+        for path in sorted(phrasings.glob(f"{rule}*.jsonl"))[:2]:
+            for row in path.read_text(encoding="utf-8").splitlines()[:60]:
+                response = json.loads(row)["response"]
+                lines.append(response.rsplit("ANSWER", 1)[-1][:200])
+        assert lines, grammar.name
+        compiled = expand_phrases(grammar.read_text(encoding="utf-8")).split("\n")
+        for line in compiled:
+            match = re.match(r"([A-Z_][A-Z0-9_]*)(?:\.-?\d+)?: /(.*)/i$", line)
+            if match is None:
+                continue
+            body = match.group(2).replace("\\/", "/")
+            fast, plain = re.compile(body, re.I), re.compile(plain_regex(body), re.I)
+            optimised += fast.pattern != plain.pattern
+            for text in lines:
+                for position in range(len(text)):
+                    a, b = fast.match(text, position), plain.match(text, position)
+                    assert (a and a.span()) == (b and b.span()), (grammar.name, line[:40], text)
+                    checked += 1
+    assert checked > 100_000 and optimised > 100

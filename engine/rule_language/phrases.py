@@ -29,12 +29,14 @@ from dataclasses import dataclass
 
 __all__ = ["PhraseError", "expand_phrases"]
 
-#: Longest regex a phrase may compile to (a phrase that explodes through nested parts is refused).
-MAX_PATTERN_CHARS = 20_000
+#: Longest regex a phrase may compile to (a phrase that explodes through nested parts is refused);
+#: the speed measures (first-letter classes, first-character guards) add about a third.
+MAX_PATTERN_CHARS = 60_000
 #: Deepest nesting of parts inside parts.
 MAX_PART_DEPTH = 12
 
 _DIRECTIVE = re.compile(r"^(%phrase|%part)[ \t]+([A-Z_][A-Z0-9_]*)(\.-?\d+)?[ \t]*:(.*)$")
+_WORD_END = "(?![A-Za-z0-9])"
 _WORD = re.compile(r"[A-Za-z0-9'’][A-Za-z0-9'’.\-]*")
 
 
@@ -56,6 +58,8 @@ class _Piece:
     optional: bool
     word_start: bool
     word_end: bool
+    #: The characters a match can start with (both cases), or None when unknown (a raw regex).
+    first: frozenset[str] | None = None
 
 
 @dataclass
@@ -123,7 +127,37 @@ def _bounded(piece: _Piece) -> str:
     """Whole words only: no letter or digit may touch a word-like end of the match."""
     before = r"(?<![A-Za-z0-9])" if piece.word_start else ""
     after = r"(?![A-Za-z0-9])" if piece.word_end else ""
-    return f"{before}(?:{piece.regex}){after}"
+    return f"{_first_guard(piece.first)}{before}(?:{piece.regex}){after}"
+
+
+def _first_guard(first: frozenset[str] | None) -> str:
+    """A lookahead on the first character: at the many positions where the phrase cannot start
+    (most words of an answer), the regex engine gives up after one test instead of walking
+    every alternative. It changes no match, only speed."""
+    if not first:
+        return ""
+    return "(?=[" + "".join(re.escape(c) for c in sorted(first)) + "])"
+
+
+def _cased_first(regex: str) -> str:
+    """An alternative that starts with a letter starts with a case-sensitive class of its two
+    cases instead (``the`` → ``(?-i:[tT])he``).
+
+    The same match as the phrase's case-insensitive flag gives an ASCII letter, but as the first
+    test of an alternative it lets the regex engine skip that alternative on one comparison —
+    in a list of synonyms, nearly all of them are skipped so."""
+    c = regex[:1]
+    if c.isascii() and c.isalpha():
+        return f"(?-i:[{c.lower()}{c.upper()}])" + regex[1:]
+    return regex
+
+
+def _first_of(text: str) -> frozenset[str]:
+    """Both cases of a literal's first character (an apostrophe stands for both kinds)."""
+    c = text[0]
+    if c in "'’":
+        return frozenset("'’")
+    return frozenset({c, c.lower(), c.upper()}) if len(c.lower()) == len(c.upper()) == 1 else frozenset()
 
 
 class _Parser:
@@ -176,7 +210,7 @@ class _Parser:
                 raise self.fail(f"'{c}' is never closed with '{closer}'")
             self.pos += 1
             piece = _choice(options)
-            return _Piece(piece.regex, c == "[", piece.word_start, piece.word_end)
+            return _Piece(piece.regex, c == "[", piece.word_start, piece.word_end, piece.first)
         if c == "{":
             end = self.text.find("}", self.pos)
             name = self.text[self.pos + 1 : end] if end > 0 else ""
@@ -199,7 +233,11 @@ class _Parser:
                 raise self.fail('empty literal ""')
             self.pos = end + 1
             return _Piece(
-                re.escape(literal), False, literal[0].isalnum(), literal[-1].isalnum()
+                re.escape(literal),
+                False,
+                literal[0].isalnum(),
+                literal[-1].isalnum(),
+                _first_of(literal) or None,
             )
         if c == "/":
             end = self.text.find("/", self.pos + 1)
@@ -224,7 +262,7 @@ class _Parser:
         regex = re.escape(word).replace("'", "['’]")
         if word[-1].isalnum():  # whole words: "max" never matches the start of "maximum"
             regex += "(?![A-Za-z0-9])"
-        return _Piece(regex, False, True, word[-1].isalnum())
+        return _Piece(regex, False, True, word[-1].isalnum(), _first_of(word) or None)
 
 
 def _compile_body(d: _Definition, parts: dict[str, _Definition], stack: tuple[str, ...]) -> _Piece:
@@ -238,11 +276,15 @@ def _compile_body(d: _Definition, parts: dict[str, _Definition], stack: tuple[st
 def _choice(options: list[list[_Piece]]) -> _Piece:
     compiled = [_sequence(o) for o in options]
     regex = "|".join(p.regex for p in compiled)
+    firsts = [p.first for p in compiled]
+    if len(compiled) > 1:
+        regex = "|".join(_cased_first(p.regex) for p in compiled)
     return _Piece(
         f"(?:{regex})" if len(compiled) > 1 else compiled[0].regex,
         False,
         all(p.word_start for p in compiled),
         all(p.word_end for p in compiled),
+        None if any(f is None for f in firsts) else frozenset().union(*firsts),
     )
 
 
@@ -261,20 +303,44 @@ def _sequence(pieces: list[_Piece]) -> _Piece:
     # Optional pieces before the first required one: each with the gap *after* it.
     for i in range(first):
         nxt = pieces[i + 1]
-        regex += f"(?:{pieces[i].regex}{_gap(pieces[i], nxt)})?"
+        gap = _gap(pieces[i], nxt)
+        regex += f"(?:{_unbounded(pieces[i].regex, gap)}{gap})?"
     regex += anchor.regex
     previous = anchor
     for piece in pieces[first + 1 :]:
         gap = _gap(previous, piece)
-        regex += f"(?:{gap}{piece.regex})?" if piece.optional else f"{gap}{piece.regex}"
-        if not piece.optional:
+        if piece.optional:
+            regex += f"(?:{gap}{piece.regex})?"
+        else:
+            regex = _unbounded(regex, gap) + gap + piece.regex
             previous = piece
     return _Piece(
         regex,
         False,
         pieces[0].word_start if first == 0 else anchor.word_start,
         previous.word_end,
+        _sequence_first(pieces),
     )
+
+
+def _unbounded(regex: str, gap: str) -> str:
+    """Drop a word's end check before ``\\s+``: whitespace after it already proves the word
+    ended, and the regex engine is spared one test per word."""
+    if gap == r"\s+" and regex.endswith(_WORD_END):
+        return regex[: -len(_WORD_END)]
+    return regex
+
+
+def _sequence_first(pieces: list[_Piece]) -> frozenset[str] | None:
+    """What a sequence can start with: its leading optional pieces' and first required piece's."""
+    found: set[str] = set()
+    for piece in pieces:
+        if piece.first is None:
+            return None
+        found |= piece.first
+        if not piece.optional:
+            return frozenset(found)
+    return None
 
 
 def _suggestion(name: str, known: dict[str, _Definition]) -> str:
