@@ -1,6 +1,6 @@
 """Scoring throughput: responses per second through the whole scoring path, one core.
 
-    python bench/scoring.py [--repeat 5] [--baseline-rev REV]
+    python bench/scoring.py [--repeat 5] [--baseline-rev REV] [--release-rev REV]
 
 The whole path is what ``check`` and ``score`` run per response: find the answer line, clean it,
 parse it with the rule's answer grammar (LALR, contextual lexer, error recovery), read its claims,
@@ -18,6 +18,13 @@ References measured in the same process on the same answer lines: Lark alone (th
 no recovery, default trees), and with ``--baseline-rev REV`` the same rule as it was at that git
 revision (its rule file and grammars extracted into a private temporary folder). Ratios, not
 absolute rates, are what compare across machines. Results: ``bench/results/scoring.md``.
+
+``--release-rev REV`` compares whole releases — engine *and* rules — on the example's responses
+of each rule's cells: the release at REV is installed (``pip install --no-deps --target``) into a
+private temporary folder, and the same inputs are timed by ``bench/release_rate.py`` in a fresh
+process for each release, alternating (current, release, current, release, …), best per side.
+Two releases cannot share one process (both are the package ``keyaudit``), so alternating on the
+same machine is the nearest to a same-process reference.
 """
 
 from __future__ import annotations
@@ -25,13 +32,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import platform
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import lark
 from lark import Lark
 
 from keyaudit.engine.load.answer_line import find_answer_line
@@ -121,10 +131,57 @@ def baseline_rule(revision: str, name: str, folder: Path) -> Rule | None:
     return load_rule(path) if path.exists() else None
 
 
+def example_cases(benchmark: Benchmark, rule: Rule) -> list[tuple[str, str]]:
+    """Only the embedded example's stored responses of the rule's cells (what both releases
+    have: the labelled phrasings differ between them)."""
+    keys = benchmark.keys
+    return [
+        (keys[r.id].answer, r.text) for r in benchmark.responses if rule.covers(r.ref.domain, r.ref.level)
+    ]
+
+
+def release_rates(
+    revision: str, inputs: dict[str, dict[str, list[tuple[str, str]]]], rounds: int, scratch: Path
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """Best rates of the current checkout and of the release at ``revision`` on ``inputs``,
+    each timed in fresh processes, alternating ``rounds`` times."""
+    source, site = scratch / "release-src", scratch / "release-site"
+    source.mkdir()
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", revision],
+        capture_output=True, check=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(source)],
+        check=True,
+    )
+    data = scratch / "inputs.json"
+    data.write_text(json.dumps(inputs), encoding="utf-8")
+    script = [str(Path(__file__).parent / "release_rate.py"), str(data)]
+    # The release runs without ``site`` (-S), on its own folder and the folder Lark is installed
+    # in: an editable install of the checkout would otherwise merge both into one package.
+    dependencies = str(Path(lark.__file__).resolve().parent.parent)
+    release_env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), dependencies])}
+    sides = (("current", [sys.executable, *script], None), ("release", [sys.executable, "-S", *script], release_env))
+    best: dict[str, dict[str, dict[str, float]]] = {"current": {}, "release": {}}
+    for _ in range(rounds):
+        for side, command, env in sides:
+            # Run from the scratch folder: the checkout's own folder must not shadow the release.
+            out = subprocess.run(command, capture_output=True, text=True, check=True, env=env, cwd=scratch)
+            for name, rates in json.loads(out.stdout).items():
+                mine = best[side].setdefault(name, {})
+                for which, value in rates.items():
+                    mine[which] = max(mine.get(which, 0.0), value)
+    return best["current"], best["release"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--baseline-rev", help="git revision whose rules to compare with")
+    parser.add_argument("--release-rev", help="git revision whose whole release to compare with")
+    parser.add_argument("--rounds", type=int, default=3, help="alternations for --release-rev")
     args = parser.parse_args()
     benchmark = load_benchmark(example_benchmark_dir())
     rows = []
@@ -140,6 +197,13 @@ def main() -> None:
             old_worst = scoring_rate(old, unique, args.repeat) if old else None
             old_distinct = scoring_rate(old, items, args.repeat) if old else None
             rows.append((name, len(items), distinct, worst, lark, old_distinct, old_worst))
+        release = None
+        if args.release_rev:
+            inputs = {}
+            for name in ("gear_train", "gauge_reading", "physical_stability"):
+                stored = example_cases(benchmark, load_rule(resolve_rule_path(name)))
+                inputs[name] = {"stored": stored, "unique": made_unique(stored)}
+            release = release_rates(args.release_rev, inputs, args.rounds, Path(scratch))
     lines = [
         "# Scoring throughput",
         "",
@@ -163,6 +227,25 @@ def main() -> None:
                 else " | — | — | —"
             )
         lines.append(line + " |")
+    if release is not None:
+        current, old = release
+        lines += [
+            "",
+            f"Whole release against the release at `{args.release_rev}` (engine and rules), on the "
+            "example's responses of each rule's cells, fresh processes alternating "
+            f"{args.rounds} times, best per side:",
+            "",
+            "| rule | responses | this /s (stored) | release /s (stored) | ratio | this /s (unique) "
+            "| release /s (unique) | ratio |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name in current:
+            a, b = current[name], old[name]
+            lines.append(
+                f"| {name} | {len(inputs[name]['stored']):,} | {a['stored']:,.0f} | {b['stored']:,.0f} "
+                f"| {a['stored'] / b['stored']:.2f} | {a['unique']:,.0f} | {b['unique']:,.0f} "
+                f"| {a['unique'] / b['unique']:.2f} |"
+            )
     report = "\n".join(lines) + "\n"
     RESULTS.write_text(report, encoding="utf-8")
     print(report)
