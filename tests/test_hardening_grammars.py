@@ -141,8 +141,8 @@ def test_hostile_grammar_names_are_one_line_errors(
 @pytest.mark.parametrize(
     "grammar, fragment",
     [
-        (ANSWER_GRAMMAR + "%import .a.STATUS -> OTHER\n", "nest too deeply"),  # imports itself
-        (ANSWER_GRAMMAR.replace("WORD: /\\S+/\n", "%import .b.WORD\n"), "nest too deeply"),
+        (ANSWER_GRAMMAR + "%import .a.STATUS -> OTHER\n", "import cycle"),  # imports itself
+        (ANSWER_GRAMMAR.replace("WORD: /\\S+/\n", "%import .b.WORD\n"), "import cycle"),
         (ANSWER_GRAMMAR.replace("/\\S+/", "/a{99999999999}/"), "repetition number is too large"),
         (ANSWER_GRAMMAR.replace("/\\S+/", "/(/"), "grammar"),
         ("\ufeffstart: WORD\nWORD: /x/\n\udcff", "UTF-8"),
@@ -182,10 +182,10 @@ def test_a_grammar_error_through_the_console_entry_point(tmp_path: Path) -> None
 
 
 def test_a_deep_rule_chain_gives_verdicts(tmp_path: Path, run_cli) -> None:
-    """A chain of a thousand rules never crashes: an answer through it is a rule-error verdict or,
-    when building the parser needs more recursion than is left at that moment (it depends on the
-    interpreter's stack when the rule loads: it happened in one full-suite run in four), the rule
-    is refused with one line naming the nesting and exit code 2."""
+    """A chain of a thousand rules never crashes: the parser builds (building has a fixed
+    recursion headroom from where it starts, so the outcome does not depend on the caller's stack
+    depth, as it once did in one full-suite run in four) and an answer through the chain is a
+    rule-error verdict naming the nesting."""
     grammar = (
         ANSWER_GRAMMAR.replace("_item: status | WORD", "_item: status | WORD | r0")
         + "".join(f"r{i}: r{i + 1}\n" for i in range(1000))
@@ -194,9 +194,6 @@ def test_a_deep_rule_chain_gives_verdicts(tmp_path: Path, run_cli) -> None:
     rule = make_rule(tmp_path / "r", grammar)
     case = json.dumps({"key": "stable", "response": "ANSWER: stable zz"}) + "\n"
     result = run_cli("score", str(rule), "--cases", "-", stdin=case)
-    if result.code == 2:
-        assert_one_line_error(result.err, result.code, "nest too deeply")
-        return
     assert result.code == 0, result.err
     record = json.loads(result.out)
     assert record["reason"] == "rule error" and "nests too deeply" in record["detail"]

@@ -14,8 +14,11 @@ conflicts are still errors.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
+import sys
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -39,6 +42,26 @@ MAX_GRAMMAR_BYTES = 1024 * 1024
 MAX_IMPORTS = 500
 #: CPU seconds building one parser may take.
 BUILD_SECONDS = 60.0
+#: Python frames building one parser may nest, counted from where the build starts: Lark's
+#: grammar compiler recurses along chains of rules, and a fixed headroom makes whether a chain
+#: is too deep a property of the grammar, not of how deep the caller's stack happened to be.
+BUILD_FRAMES = 6000
+
+
+@contextlib.contextmanager
+def recursion_headroom(frames: int) -> Iterator[None]:
+    """Allow ``frames`` more nested Python calls than the stack holds now (never fewer than the
+    interpreter's current limit); the limit is restored afterwards."""
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, depth + frames))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 class GrammarParseError(Exception):
@@ -262,7 +285,7 @@ class CompiledGrammar:
         self._converted: dict[int, tuple[list, int]] = {}
         text = read_grammar(path)
         try:
-            with time_limit(BUILD_SECONDS, "building the parser"):
+            with time_limit(BUILD_SECONDS, "building the parser"), recursion_headroom(BUILD_FRAMES):
                 # The built LALR tables are cached in keyaudit's private cache folder, keyed by
                 # the grammar's text and options, and rebuilt when an imported file changes.
                 self._lark = build_parser(
