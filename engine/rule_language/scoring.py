@@ -224,6 +224,7 @@ class Scorer:
         self._doubt_chars = 0
         #: The environment of the last answer scored, reused by its certainty check.
         self._last_env: tuple[str, str, dict[str, Any]] | None = None
+        self._last_clean: tuple[str, str] | None = None
         attributes = rule.attributes
 
         in_progress: set[tuple[int, str]] = set()
@@ -321,13 +322,8 @@ class Scorer:
         if verdict.reason in (KEY_UNPARSED, RULE_ERROR):
             return ()
         reasons: list[str] = []
-        rule = self.rule
         parsed_key = self.parse_key(key)
-        text = (
-            clean_answer(verdict.answer_text, rule.answer_format)
-            if verdict.answer_text is not None
-            else ""
-        )
+        text = self._cleaned(verdict.answer_text) if verdict.answer_text is not None else ""
         # Misreadings that matter turn a rejection for something missing or conflicting, or an
         # acceptance; a rejection for a wrong component stands on what was read.
         doubtful = verdict.accept or verdict.reason.endswith(("missing", "conflict", "ambiguous"))
@@ -458,7 +454,7 @@ class Scorer:
         parsed_key = self.parse_key(key)
         if parsed_key.node is None:
             return Verdict(False, KEY_UNPARSED, self._empty_values(), raw_answer, parsed_key.error)
-        text = clean_answer(raw_answer, rule.answer_format)
+        text = self._cleaned(raw_answer)
         if not text:
             return Verdict(False, ANSWER_MISSING, self._empty_values(), raw_answer)
         try:
@@ -480,6 +476,16 @@ class Scorer:
         except ExpressionError as error:
             return Verdict(False, RULE_ERROR, self._empty_values(), raw_answer, str(error))
         return Verdict(True, "", values, raw_answer, notes)
+
+    def _cleaned(self, raw_answer: str) -> str:
+        """``clean_answer`` of ``raw_answer``; the certainty check cleans the text the verdict
+        was just scored on, so the last one is kept."""
+        last = self._last_clean
+        if last is not None and last[0] == raw_answer:
+            return last[1]
+        text = clean_answer(raw_answer, self.rule.answer_format)
+        self._last_clean = (raw_answer, text)
+        return text
 
     def _parse_answer(self, text: str) -> Node:
         """The answer grammar's tree for a cleaned answer text, parsed once per distinct text."""
