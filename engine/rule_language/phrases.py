@@ -14,6 +14,9 @@ A rule author writes a domain's wording as *word patterns*, not regular expressi
   required next to a literal that does not start or end with a letter or digit;
 * ``/.../`` is a raw regular expression, the escape hatch for what words cannot say (a
   case-sensitive block letter: ``/(?-i:[A-H])/``);
+* ``&( ... )`` is a lookahead, "followed by", and ``!( ... )`` "not followed by": the inside is an
+  ordinary pattern, matched with the usual gap after the piece before it, and nothing is
+  consumed (``same !(speed | "=")``); ``$`` is the end of the text (``&("," | ";" | $)``);
 * a ``%phrase`` or ``%part`` continues on the following indented lines (or lines that start
   with ``|``), so a long choice can be broken anywhere.
 
@@ -38,6 +41,9 @@ MAX_PART_DEPTH = 12
 _DIRECTIVE = re.compile(r"^(%phrase|%part)[ \t]+([A-Z_][A-Z0-9_]*)(\.-?\d+)?[ \t]*:(.*)$")
 _WORD_END = "(?![A-Za-z0-9])"
 _WORD = re.compile(r"[A-Za-z0-9'’][A-Za-z0-9'’.\-]*")
+#: Where the gap before a lookahead goes, inside it, once the piece before it is known: ``\s+``
+#: after a word-like end, else ``\s*`` (only lookaheads whose inside starts word-like carry it).
+_LEAD = "\x00"
 
 
 class PhraseError(Exception):
@@ -60,6 +66,9 @@ class _Piece:
     word_end: bool
     #: The characters a match can start with (both cases), or None when unknown (a raw regex).
     first: frozenset[str] | None = None
+    #: A lookahead ``&(...)``/``!(...)`` (or a choice or sequence of them): it consumes nothing,
+    #: and its regex holds ``_LEAD`` where the gap after the piece before it goes.
+    zero_width: bool = False
 
 
 @dataclass
@@ -86,6 +95,9 @@ def expand_phrases(text: str) -> str:
             out[number - 1] = ""
         if d.kind == "%phrase":
             piece = _compile_body(d, parts, ())
+            if piece.zero_width:
+                column = d.column + len(d.body) - len(d.body.lstrip())
+                raise PhraseError(d.line, column, f"phrase {d.name} is only lookaheads and matches no text")
             regex = _bounded(piece)
             if len(regex) > MAX_PATTERN_CHARS:
                 raise PhraseError(d.line, 1, f"phrase {d.name} compiles to over {MAX_PATTERN_CHARS} characters")
@@ -175,12 +187,16 @@ class _Parser:
             self.pos += 1
 
     def alternatives(self, closer: str | None) -> list[list[_Piece]]:
+        start = self.pos
         options = [self.sequence(closer)]
         self.skip()
         while self.pos < len(self.text) and self.text[self.pos] == "|":
             self.pos += 1
             options.append(self.sequence(closer))
             self.skip()
+        if len({_zero_width(o) for o in options}) > 1:
+            self.pos = start
+            raise self.fail("a choice mixes lookaheads with text: put the lookahead in every alternative or none")
         return options
 
     def sequence(self, closer: str | None) -> list[_Piece]:
@@ -196,10 +212,17 @@ class _Parser:
             raise self.fail("empty alternative (two '|' in a row, or a '|' at an end)")
         if all(p.optional for p in pieces):
             raise self.fail("an alternative made only of optional [...] parts matches nothing")
+        if all(p.optional or p.zero_width for p in pieces) and any(p.optional for p in pieces):
+            raise self.fail("an alternative of optional [...] parts and lookaheads needs a required word")
         return pieces
 
     def element(self) -> _Piece:
         c = self.text[self.pos]
+        if c in "&!":
+            return self.lookahead()
+        if c == "$":
+            self.pos += 1
+            return _Piece("$", False, False, False)
         if c in "([":
             closer = ")" if c == "(" else "]"
             start = self.pos
@@ -210,7 +233,10 @@ class _Parser:
                 raise self.fail(f"'{c}' is never closed with '{closer}'")
             self.pos += 1
             piece = _choice(options)
-            return _Piece(piece.regex, c == "[", piece.word_start, piece.word_end, piece.first)
+            if piece.zero_width and c == "[":
+                self.pos = start
+                raise self.fail("a lookahead cannot be optional")
+            return _Piece(piece.regex, c == "[", piece.word_start, piece.word_end, piece.first, piece.zero_width)
         if c == "{":
             end = self.text.find("}", self.pos)
             name = self.text[self.pos + 1 : end] if end > 0 else ""
@@ -264,6 +290,32 @@ class _Parser:
             regex += "(?![A-Za-z0-9])"
         return _Piece(regex, False, True, word[-1].isalnum(), _first_of(word) or None)
 
+    def lookahead(self) -> _Piece:
+        """``&( ... )`` / ``!( ... )``: the inside, after the gap, is (not) next in the text."""
+        start = self.pos
+        sign = self.text[self.pos]
+        if self.text[self.pos + 1 : self.pos + 2] != "(":
+            raise self.fail(f"expected '(' right after '{sign}' (a lookahead is {sign}(...); quote punctuation)")
+        self.pos += 2
+        options = self.alternatives(")")
+        if self.pos >= len(self.text) or self.text[self.pos] != ")":
+            self.pos = start
+            raise self.fail(f"'{sign}(' is never closed with ')'")
+        self.pos += 1
+        inner = _choice(options)
+        lead = "" if inner.zero_width else _LEAD if inner.word_start else r"\s*"
+        regex = f"(?{'=' if sign == '&' else '!'}{lead}{inner.regex})"
+        return _Piece(regex, False, False, False, None, zero_width=True)
+
+
+def _zero_width(pieces: list[_Piece]) -> bool:
+    return all(p.zero_width for p in pieces)
+
+
+def _resolve(regex: str, after_word: bool) -> str:
+    """Put the gap before a lookahead inside it: ``\\s+`` after a word-like end, else ``\\s*``."""
+    return regex.replace(_LEAD, r"\s+" if after_word else r"\s*")
+
 
 def _compile_body(d: _Definition, parts: dict[str, _Definition], stack: tuple[str, ...]) -> _Piece:
     parser = _Parser(d, parts, stack)
@@ -285,6 +337,7 @@ def _choice(options: list[list[_Piece]]) -> _Piece:
         all(p.word_start for p in compiled),
         all(p.word_end for p in compiled),
         None if any(f is None for f in firsts) else frozenset().union(*firsts),
+        all(p.zero_width for p in compiled),
     )
 
 
@@ -295,29 +348,46 @@ def _gap(left: _Piece, right: _Piece) -> str:
 
 
 def _sequence(pieces: list[_Piece]) -> _Piece:
-    """Join pieces with whitespace; an optional piece carries its own gap inside its group."""
-    first = next((i for i, p in enumerate(pieces) if not p.optional), None)
-    assert first is not None  # the parser refuses sequences of optional pieces only
+    """Join pieces with whitespace; an optional piece carries its own gap inside its group.
+
+    A lookahead consumes nothing: the gap before the next piece is the one after the piece
+    before the lookahead, and the lookahead's own gap (after that same piece) goes inside it.
+    Lookaheads before the first required piece look at its start (the gap before the whole
+    sequence is the enclosing one's); a sequence of lookaheads only stays a lookahead."""
+    if _zero_width(pieces):
+        return _Piece("".join(p.regex for p in pieces), False, False, False, None, zero_width=True)
+    first = next((i for i, p in enumerate(pieces) if not p.optional and not p.zero_width), None)
+    assert first is not None  # the parser refuses sequences of optional pieces and lookaheads only
     anchor = pieces[first]
     regex = ""
-    # Optional pieces before the first required one: each with the gap *after* it.
+    # Optional pieces before the first required one: each with the gap *after* it (to the next
+    # piece that consumes text); lookaheads there look at the anchor's start.
     for i in range(first):
-        nxt = pieces[i + 1]
+        if pieces[i].zero_width:
+            regex += pieces[i].regex.replace(_LEAD, "")  # the enclosing gap is already consumed
+            continue
+        nxt = next(p for p in pieces[i + 1 :] if not p.zero_width)
         gap = _gap(pieces[i], nxt)
         regex += f"(?:{_unbounded(pieces[i].regex, gap)}{gap})?"
     regex += anchor.regex
     previous = anchor
+    after_lookahead = False
     for piece in pieces[first + 1 :]:
+        if piece.zero_width:
+            regex += _resolve(piece.regex, previous.word_end)
+            after_lookahead = True
+            continue
         gap = _gap(previous, piece)
         if piece.optional:
             regex += f"(?:{gap}{piece.regex})?"
         else:
-            regex = _unbounded(regex, gap) + gap + piece.regex
+            regex = (regex if after_lookahead else _unbounded(regex, gap)) + gap + piece.regex
             previous = piece
+            after_lookahead = False
     return _Piece(
         regex,
         False,
-        pieces[0].word_start if first == 0 else anchor.word_start,
+        anchor.word_start,
         previous.word_end,
         _sequence_first(pieces),
     )
@@ -335,6 +405,8 @@ def _sequence_first(pieces: list[_Piece]) -> frozenset[str] | None:
     """What a sequence can start with: its leading optional pieces' and first required piece's."""
     found: set[str] = set()
     for piece in pieces:
+        if piece.zero_width:
+            continue  # a lookahead consumes nothing: the match starts with what follows it
         if piece.first is None:
             return None
         found |= piece.first
