@@ -63,6 +63,31 @@ def gauge() -> Scorer:
         ("Faster speed; direction no change", "increase", "unchanged", ""),
         ("faster; spin sense kept", "increase", "unchanged", ""),
         ("faster; the direction too is unaffected", "increase", "unchanged", ""),
+        # shared predicates: one predicate for two kinds' nouns
+        ("speed and direction both unchanged", "stay the same", "unchanged", "wrong speed"),
+        ("Neither D's speed nor its direction changes", "stay the same", "unchanged", "wrong speed"),
+        ("no change in speed or direction", "stay the same", "unchanged", "wrong speed"),
+        ("it does not change speed or direction", "stay the same", "unchanged", "wrong speed"),
+        ("D's speed does not change, and neither does its direction", "stay the same", "unchanged",
+         "wrong speed"),
+        ("the speed would stay the same, and so would its direction", "stay the same", "unchanged",
+         "wrong speed"),
+        ("D's speed and direction both change", None, "reversed", "speed conflict"),
+        ("C's speed and direction are unchanged; faster", "increase", None, "direction missing"),
+        # ... but a noun that is an object shares nothing
+        ("Increase in speed and direction unchanged", "increase", "unchanged", ""),
+        ("D turns at double speed, in the same direction", "increase", "unchanged", ""),
+        # a bare predicate is about the kind named before it
+        ("faster; direction: the same", "increase", "unchanged", ""),
+        ("faster; the direction is no longer the same", "increase", "reversed", "wrong direction"),
+        ("faster; direction either unchanged or reversed", "increase", None, "direction conflict"),
+        ("faster; direction reversed - sorry, unchanged", "increase", "unchanged", ""),
+        ("the speed of D is change; same direction", None, "unchanged", "speed conflict"),
+        # a hedge on an elided claim about another gear
+        ("faster; direction unchanged (C probably too)", "increase", "unchanged", ""),
+        ("faster; direction unchanged (probably)", "increase", "unchanged", "hedged"),
+        # another quantity's change is no speed claim
+        ("D's torque doubles; direction unchanged", None, "unchanged", "speed missing"),
     ],
 )
 def test_gear_claims(gear: Scorer, answer: str, speed, direction, reason: str) -> None:

@@ -102,13 +102,18 @@ def _clauses(text: str) -> list[tuple[int, int]]:
 
 
 def unplaced_material(
-    answer: Node, triggers: Iterable[str], vocabulary: frozenset[str], spec: CertaintySpec
+    answer: Node,
+    triggers: Iterable[str],
+    vocabulary: frozenset[str],
+    spec: CertaintySpec,
+    read: Iterable[tuple[int, int]] = (),
 ) -> list[str]:
     """Reasons for watched material in clauses where the grammar recognised nothing.
 
     A clause (text between punctuation) that holds none of the grammar's constructions — only
     filler and shared triggers — but holds words of the rule's vocabulary (or, when watched, an
-    entity letter or a number) is a statement the rule could not read.
+    entity letter or a number) is a statement the rule could not read. ``read`` spans count as
+    recognised (a noun that shared a claim: "..., and neither does its direction").
     """
     triggers = set(triggers)
     text = answer.source
@@ -116,7 +121,7 @@ def unplaced_material(
         (child.start, child.end)
         for child in answer.children
         if isinstance(child, Node) and child.kind not in triggers
-    ]
+    ] + list(read)
     reasons: list[str] = []
     for start, end in _clauses(text):
         if any(s < end and e > start for s, e in placed):

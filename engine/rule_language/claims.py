@@ -61,6 +61,28 @@ class ClaimSpec:
 
     kinds: dict[str, tuple[str, ...]]
     subject: str | None = None
+    #: Grammar rules that name a kind without claiming anything ("speed", "direction"), by rule.
+    nouns: dict[str, str] = field(default_factory=dict)
+    #: Each kind's "no change" value ("stay the same", "unchanged"): how one predicate shared by
+    #: two kinds ("speed and direction both unchanged") reads for each of them.
+    steady: dict[str, str] = field(default_factory=dict)
+
+    def convert(self, value: Any, source: str, kind: str) -> Any:
+        """``value`` of kind ``source`` said of kind ``kind``: "no change" stays "no change", a bare
+        "changes" (every value but the steady one) stays a bare change; anything more specific
+        ("faster") says nothing about another kind (None)."""
+        if source == kind:
+            return value
+        if source not in self.steady or kind not in self.steady:
+            return None
+        values = _values(value)
+        if values == [self.steady[source]]:
+            return self.steady[kind]
+        moving = [v for v in self.kinds[source] if v != self.steady[source]]
+        if values and sorted(values) == sorted(moving):
+            other = [v for v in self.kinds[kind] if v != self.steady[kind]]
+            return other[0] if len(other) == 1 else other
+        return None
 
 
 @dataclass
@@ -120,6 +142,19 @@ _CLAIM_FIELDS = frozenset(
 _SENTENCE_ENDS = frozenset({";", ".", "!", "?"})
 #: Boundary words that open a clause qualifying the one before ("..., but I might be wrong").
 CONTRAST_WORDS = frozenset({"but", "though", "although", "however"})
+#: Clause ends across which a kind named by a noun ("Direction: unchanged", "speed and direction
+#: both unchanged") still waits for its predicate; any other boundary ends the topic.
+TOPIC_KEEPING = frozenset(
+    {",", ":", "—", "–", "-", "--", "(", ")", "[", "]", "and", "and then", "as", "if", "otherwise", "unless"}
+)
+#: ... and the one that joins a noun to the next one's predicate ("speed and direction both
+#: unchanged"; "or", "/" and "nor" join too).
+JOINERS = frozenset({"and", ","})
+#: Words that may come before a noun heading its clause ("*both* speed and direction", "nor *its*
+#: direction"); after any other word the noun is an object ("turns at double speed, ...").
+DETERMINERS = frozenset(
+    {"the", "its", "it's", "their", "both", "either", "neither", "a", "an", "his", "her", "gear's", "s"}
+)
 #: Boundary words that open a conditional clause.
 CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
 #: First words of a clause that, ended by "?", restates the question rather than answering it.
@@ -158,6 +193,8 @@ class ClaimSet:
     """Every kind's result; ``claims.hedged`` is true when any counted claim is hedged."""
 
     kinds: dict[str, KindResult]
+    #: Nouns that took a shared claim ("no change in speed or *direction*"): read, not unread.
+    nouns: list[Node | Leaf] = field(default_factory=list)
 
     def field(self, name: str) -> Any:
         if name == "hedged":
@@ -193,9 +230,33 @@ def _values(value: Any) -> list[Any]:
     return [value]
 
 
+@dataclass
+class _Noun:
+    """A kind named without a claim ("speed", "direction"), waiting for its predicate."""
+
+    kind: str
+    subject: str | None
+    #: The claim it was joined to, before it ("no change in speed or direction"), if any.
+    source: Claim | None
+    #: A coordinator ("and", "or", "nor", ",") followed it at once: it shares the next claim.
+    joined: bool = False
+    #: Filler words after it before a coordinator (then it is no bare noun: "the speed ratio").
+    after: int = 0
+    #: Filler words between its coordinator and the next claim ("nor its direction").
+    gap: int = 0
+    node: Any = None
+
+
+#: Filler words a coordinated noun may have between it and its claim ("nor *its* direction").
+COORDINATION_GAP = 3
+
+
 def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     """Resolve every claim of ``answer`` (see the module docstring for what each trigger does)."""
-    atoms = frozenset(spec.kinds) | TRIGGER_KINDS | ({spec.subject} if spec.subject else set())
+    atoms = (
+        frozenset(spec.kinds) | TRIGGER_KINDS | frozenset(spec.nouns)
+        | ({spec.subject} if spec.subject else set())
+    )
     found: list[Claim] = []
     clause = 0
     subject: str | None = None
@@ -212,6 +273,40 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     opener = ""  # the boundary word that opened the current clause
     claim_in_clause = False
     look_back: int | None = None  # "..., but I might be wrong": the clause a contrast hedge qualifies
+    # Shared predicates: kinds named by nouns, waiting for a claim ("speed and direction both
+    # unchanged") or sharing the claim before them ("no change in speed or direction").
+    nouns: list[_Noun] = []
+    used: list[Node | Leaf] = []  # nouns that took a claim
+    topic: str | None = None  # the kind the sentence is about, for a bare "unchanged"
+    chain: Claim | None = None  # the last claim, while only coordinators and a few words follow
+    chain_gap = 0
+    hedge_in_clause = False
+    lead = 0  # words of the current clause before its first noun, determiners aside
+    other_subject = False  # the clause names an entity other than the target
+
+    def is_target(name: str | None) -> bool:
+        return name is None or target is None or name == str(target)
+
+    def add(kind: str, item: Any, value: Any, negated: bool, at: int, about: str | None) -> Claim:
+        claim = Claim(kind, item, value, negated, at, about, conditional=conditional)
+        claim.about_target = is_target(about)
+        found.append(claim)
+        return claim
+
+    def flush() -> None:
+        """A sentence ends: nouns that shared the claim before them get it."""
+        for noun in nouns:
+            src = noun.source
+            if src is None or noun.after > 1 or src.kind == noun.kind:
+                continue
+            value = spec.convert(src.value, src.kind, noun.kind)
+            if value is not None:
+                used.append(noun.node)
+                claim = add(noun.kind, src.node, value, src.negated, src.clause,
+                            noun.subject or src.subject)
+                claim.retracted = src.retracted
+        nouns.clear()
+
     for item in _items(answer, atoms):
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
         word = item.text().strip().lower() if kind == "boundary" else ""
@@ -233,14 +328,39 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             words_since_neg += 1
             if negating and words_since_neg > NEGATION_WINDOW:
                 negating = False
+            chain_gap += 1
+            filler = item.text().strip().lower()
+            if filler not in DETERMINERS and filler.isalnum():  # "D's": a subject's "'s"
+                lead += 1
+            if chain_gap > COORDINATION_GAP:
+                chain = None
+            for noun in nouns:
+                if noun.joined:
+                    noun.gap += 1
+                else:
+                    noun.after += 1
             continue
+        if kind in ("boundary", "alt") or (kind == "neg" and item.text().strip().lower() == "nor"):
+            joins = kind != "boundary" or word in JOINERS
+            if kind == "boundary" and word not in TOPIC_KEEPING:
+                flush()
+                topic, chain = None, None
+            elif joins:
+                for noun in nouns:
+                    if not noun.after:
+                        noun.joined = True
         if kind == "boundary":
             if look_back is not None:  # the contrast clause ended without a claim of its own
                 hedged_clauses.add(look_back)
                 hedge_waiting, look_back = False, None
+            if hedge_in_clause and other_subject and not claim_in_clause:
+                # "(C probably too)": a hedge on an elided claim about another entity
+                hedge_waiting = False
             clause += 1
             opener, claim_in_clause = word, False
             subject, negating, carry = None, False, False
+            hedge_in_clause = other_subject = False
+            lead = 0
             if word in CONDITIONAL_WORDS:
                 conditional = True  # "if X, Y": the consequence is conditional too
             elif word in _SENTENCE_ENDS:
@@ -248,11 +368,21 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         elif kind == spec.subject:
             name = item.field("name") if isinstance(item, Node) else item.text()
             subject = None if name is None else str(name)
+            other_subject = other_subject or not is_target(subject)
+        elif kind in spec.nouns:
+            noun_kind = spec.nouns[kind]
+            # after a claim it is that claim's object or shares it ("increase in speed", "no
+            # change in speed or direction"), never the subject of a predicate still to come
+            # (or, after other words, the object of a verb: "turns at double speed")
+            nouns.append(
+                _Noun(noun_kind, subject, chain, after=1 if chain is not None or lead else 0, node=item)
+            )
+            topic = noun_kind
         elif kind == "neg":
             negating, words_since_neg = True, 0
         elif kind == "hedge":
             hedged_clauses.add(clause)
-            hedge_waiting = True
+            hedge_waiting = hedge_in_clause = True
             if opener in CONTRAST_WORDS and not claim_in_clause and found:
                 look_back = found[-1].clause
         elif kind == "alt":
@@ -261,27 +391,55 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             correcting = True
         elif kind in spec.kinds:
             value = item.field("value") if isinstance(item, Node) else item.text()
-            claim = Claim(kind, item, value, negating, clause, subject, conditional=conditional)
-            claim.about_target = subject is None or target is None or subject == str(target)
+            bare = item.field("bare") if isinstance(item, Node) else None
+            # the kinds this claim speaks of, with its value said of each
+            said: list[tuple[str, Any]] = []
+            if bare and nouns:
+                group = [n.kind for n in nouns[:-1] if n.joined] + [nouns[-1].kind]
+                said = [(k, spec.convert(value, kind, k)) for k in dict.fromkeys(group)]
+            elif bare == "noun":  # a lone "changes" about no kind named just before: nothing
+                continue
+            elif bare and topic is not None:
+                said = [(topic, spec.convert(value, kind, topic))]
+            said = [(k, v) for k, v in said if v is not None] or [(kind, value)]
+            if not bare:
+                for noun in nouns:
+                    if noun.joined and noun.gap <= COORDINATION_GAP and noun.kind != kind:
+                        shared = spec.convert(value, kind, noun.kind)
+                        if shared is not None:
+                            said.append((noun.kind, shared))
+            about = subject
+            if about is None:
+                about = next((n.subject for n in nouns if n.subject is not None), None)
+            made = [add(k, item, v, negating, clause, about) for k, v in said]
+            claim = made[0]
             if correcting:
                 for earlier in found:
-                    if earlier.kind == kind:
+                    if earlier.kind in {c.kind for c in made} and earlier not in made:
                         earlier.retracted = True
                 correcting = False
             if hedge_waiting:
                 hedged_clauses.add(clause)
                 hedge_waiting = False
             look_back, claim_in_clause = None, True
-            found.append(claim)
+            used.extend(n.node for n in nouns if len(made) > 1 or n.kind == made[0].kind)
+            nouns.clear()
+            topic = made[-1].kind
+            chain, chain_gap = claim, 0
             carry, negating = claim.negated, False
             last_claim = claim
+    flush()
     if look_back is not None:
         hedged_clauses.add(look_back)
+    if hedge_in_clause and other_subject and not claim_in_clause:
+        hedge_waiting = False
     if hedge_waiting and found:  # a trailing hedge ("faster, I think") looks back
         hedged_clauses.add(found[-1].clause)
     for claim in found:
         claim.hedged = not claim.asked and (claim.clause in hedged_clauses or claim.questioned)
-    return ClaimSet({kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()})
+    return ClaimSet(
+        {kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()}, used
+    )
 
 
 def _resolve(kind: str, domain: Sequence[str], found: list[Claim]) -> KindResult:

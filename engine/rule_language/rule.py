@@ -55,7 +55,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     },
     "key": None,
     "output": None,
-    "claims": {"subject": str, "target": str, "kinds": dict},
+    "claims": {"subject": str, "target": str, "kinds": dict, "nouns": dict, "steady": dict},
     "certainty": {
         "letters": bool, "numbers": bool, "words": list, "ignore": list, "benign": list, "when": str,
     },
@@ -576,8 +576,23 @@ def _claims(
             "claims", None, "subject",
             f"subject {subject!r} is not a rule of the answer grammar{_suggest(subject, sorted(rule_names))}",
         )
+    nouns: dict[str, str] = {}
+    for kind, noun in (raw.get("nouns") or {}).items():
+        if kind not in kinds or not isinstance(noun, str) or noun not in rule_names:
+            raise loc.error(
+                "claims", None, "nouns",
+                f"nouns: {kind!r} must be a claim kind naming a rule of the answer grammar, got {noun!r}",
+            )
+        nouns[noun] = kind
+    steady: dict[str, str] = {}
+    for kind, value in (raw.get("steady") or {}).items():
+        if kind not in kinds or value not in kinds[kind]:
+            raise loc.error(
+                "claims", None, "steady", f"steady: {value!r} is not a value of claim kind {kind!r}"
+            )
+        steady[kind] = value
     target = compile_at("claims", None, "target", raw["target"], {"key"}) if "target" in raw else None
-    return ClaimSpec(kinds, subject), target
+    return ClaimSpec(kinds, subject, nouns, steady), target
 
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")

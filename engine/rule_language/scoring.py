@@ -385,8 +385,14 @@ class Scorer:
         skip = set(TRIGGER_KINDS)
         if rule.claims is not None and rule.claims.subject:
             skip.add(rule.claims.subject)
-        reasons += unplaced_material(tree, skip, self._vocabulary(), rule.certainty)
         claims = env.get("claims")
+        read: list[tuple[int, int]] = []
+        if rule.claims is not None:
+            # a kind's noun alone ("60 rpm -> 30 rpm") claims nothing, unless it shared a claim
+            skip.update(rule.claims.nouns)
+            if isinstance(claims, ClaimSet):
+                read = [(n.start, n.end) for n in claims.nouns]
+        reasons += unplaced_material(tree, skip, self._vocabulary(), rule.certainty, read)
         if isinstance(claims, ClaimSet):
             found = claims.all_claims()
             others = {c.subject for c in found if not c.about_target}
