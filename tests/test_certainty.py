@@ -34,11 +34,14 @@ def labelled_rows() -> list[tuple[str, dict]]:
 
 
 def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
-    """Measured on every labelled set of the rules listed above (4,668 rows, with the fresh blind
-    sets blind8/blind9 and the L4 rules' dev and two blind sets, gauge_reading_l4_blind2 after
-    tuning on it): 25 of the 37 wrong verdicts are marked uncertain (68%; of the 16 that flip
-    accept/reject, 10), 9.5% of all verdicts are. The floors below are those figures; a change that
-    loses coverage or flags more fails here.
+    """Measured on every labelled set of the rules listed above (4,928 rows, with the fresh blind
+    sets blind8/blind9, the L4 rules' dev and two blind sets, gauge_reading_l4_blind2 after
+    tuning on it, and gauge_reading_dev after tuning on it): 21 of the 32 wrong verdicts are marked
+    uncertain (66%; of the 15 that flip accept/reject, 10), 9.8% of all verdicts are. The floors
+    below are those figures; a change that loses coverage or flags more fails here.
+    (Before gauge_reading_dev: 4,668 rows, 25 of 37 (68%), 9.5%. The dev set's 260 rows add 43
+    flagged verdicts, mostly bare values beside references; its tuning fixed five wrong verdicts of
+    the older sets, four of them flagged, so the share of wrong verdicts flagged fell.)
     Coverage falls as fresh blind sets are added (3,114 rows before blind8/9: 15 of 17, 88%; with
     gauge_reading_l4_blind2 untuned, 29 of 49, 59%): the misreadings each new author finds are
     mostly ones no doubt signal covers yet."""
@@ -52,8 +55,8 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
             wrong += 1
             wrong_flagged += bool(verdict.uncertain)
     assert total >= 2_800
-    assert wrong > 0 and wrong_flagged / wrong >= 0.67, (wrong_flagged, wrong)  # measured 0.676
-    assert flagged / total <= 0.096, flagged / total  # measured 0.0951
+    assert wrong > 0 and wrong_flagged / wrong >= 0.65, (wrong_flagged, wrong)  # measured 0.656
+    assert flagged / total <= 0.099, flagged / total  # measured 0.0984
 
 
 @pytest.mark.parametrize(

@@ -254,6 +254,13 @@ def _number_from_words(text: str) -> float | None:
     half = 0.5 if words[-3:] == ["and", "a", "half"] else 0.0
     if half:
         words = words[:-3]
+    fraction = 0.0
+    if "point" in words:  # "ten point five", "fifty-seven point two five"
+        digits = words[words.index("point") + 1 :]
+        words = words[: words.index("point")]
+        if not digits or half or any(_WORD_VALUES.get(d, 10 if d != "oh" else 0) > 9 for d in digits):
+            return None
+        fraction = float("0." + "".join(str(_WORD_VALUES.get(d, 0)) for d in digits))
     sign = 1.0
     if words and words[0] in ("minus", "negative"):
         sign, words = -1.0, words[1:]
@@ -274,7 +281,7 @@ def _number_from_words(text: str) -> float | None:
             total, current = total + current * 1000, 0
         else:
             return None
-    return sign * (total + current + half) if seen else None
+    return sign * (total + current + half + fraction) if seen else None
 
 
 def _number(x: Any) -> float | None:
