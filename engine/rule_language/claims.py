@@ -138,8 +138,11 @@ _CLAIM_FIELDS = frozenset(
         "about_target", "conditional", "node",
     }
 )
-#: Boundaries that end a sentence (and with it a condition).
-_SENTENCE_ENDS = frozenset({";", ".", "!", "?"})
+#: Boundaries that end a sentence (and with it a condition); a spaced "|" or "·" separates the
+#: cells of a one-line table ("Speed: same | Direction: same") the way a ";" does.
+_SENTENCE_ENDS = frozenset({";", ".", "!", "?", "|", "·", "•"})
+#: Words a heading clause may hold besides its subject ("**Gear D:** same speed").
+HEADING_WORDS = 2
 #: Boundary words that open a clause qualifying the one before ("..., but I might be wrong").
 CONTRAST_WORDS = frozenset({"but", "though", "although", "however"})
 #: Clause ends across which a kind named by a noun ("Direction: unchanged", "speed and direction
@@ -283,6 +286,17 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     hedge_in_clause = False
     lead = 0  # words of the current clause before its first noun, determiners aside
     other_subject = False  # the clause names an entity other than the target
+    # A sentence that opens with a question word, or offers a kind's values as alternatives, and
+    # ends with "?" restates the question ("Will D's speed increase, decrease, or stay the same?").
+    sentence_start = 0  # index in `found` of the current sentence's first claim
+    sentence_words = 0
+    sentence_asking = False
+    sentence_alt = False
+    # "A (the driver) keeps its RPM": the subject before a parenthesis without claims holds after it
+    paren_subject: str | None = None
+    paren_found = -1
+    # "**D:** same speed, same direction": a subject heading its sentence, ended by ":"
+    heading: str | None = None
 
     def is_target(name: str | None) -> bool:
         return name is None or target is None or name == str(target)
@@ -314,14 +328,22 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             for claim in found:
                 if claim.clause == clause:
                     claim.asked = True
+        elif word == "?" and (sentence_asking or _offers_alternatives(found[sentence_start:], sentence_alt)):
+            for claim in found[sentence_start:]:
+                claim.asked = True
         elif word == "?" and last_claim is not None:
             last_claim.questioned = True
         if kind == "boundary":
+            clause_words_before = clause_words - (1 if subject is not None else 0)
             clause_words, asking = 0, False
         else:
             if clause_words == 0 and isinstance(item, Leaf):
                 asking = item.text().strip().lower() in QUESTION_OPENERS
+            if sentence_words == 0 and isinstance(item, Leaf):
+                sentence_asking = item.text().strip().lower() in QUESTION_OPENERS
             clause_words += 1
+            sentence_words += 1
+            sentence_alt = sentence_alt or kind == "alt"
         if word != "(":
             last_claim = None
         if isinstance(item, Leaf) and kind not in atoms:
@@ -356,9 +378,19 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             if hedge_in_clause and other_subject and not claim_in_clause:
                 # "(C probably too)": a hedge on an elided claim about another entity
                 hedge_waiting = False
+            if word == ":" and subject is not None and not claim_in_clause and clause_words_before <= HEADING_WORDS:
+                heading = subject
             clause += 1
             opener, claim_in_clause = word, False
-            subject, negating, carry = None, False, False
+            inner = subject
+            subject, negating, carry = heading, False, False
+            if word == "(":
+                paren_subject, paren_found = inner, len(found)
+            elif word == ")" and paren_found == len(found):
+                subject, paren_found = paren_subject, -1
+            if word in _SENTENCE_ENDS:
+                heading, subject = None, None
+                sentence_start, sentence_words, sentence_asking, sentence_alt = len(found), 0, False, False
             hedge_in_clause = other_subject = False
             lead = 0
             if word in CONDITIONAL_WORDS:
@@ -440,6 +472,17 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     return ClaimSet(
         {kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()}, used
     )
+
+
+def _offers_alternatives(claims: list[Claim], alt: bool) -> bool:
+    """The claims of a sentence offer two or more values of one kind as alternatives ("D's speed:
+    increase, decrease, or the same?"): a restated question, not an answer."""
+    if not alt:
+        return False
+    values: dict[str, set[str]] = {}
+    for claim in claims:
+        values.setdefault(claim.kind, set()).update(str(v) for v in _values(claim.value))
+    return any(len(v) > 1 for v in values.values())
 
 
 def _resolve(kind: str, domain: Sequence[str], found: list[Claim]) -> KindResult:
