@@ -26,13 +26,28 @@ _ASIDE = re.compile(
     r",\s*((?:" + "|".join(RELATIVE_PRONOUNS) + r")\b[^,;.:!?()\[\]\n]{1,200}?)\s*,\s*",
     re.IGNORECASE,
 )
+#: Comma-enclosed asides that only comment ("the driver, of course, is unaffected"; "none of the
+#: gears, D included, reverse"): moved behind their sentence as they are, so the subject before
+#: them still reaches its predicate. ("except D" is no aside: it takes D out of the claim.)
+_INTERJECTIONS = (
+    r"of course|naturally|obviously|clearly|again|in turn|in this case|in any case|as expected|in fact"
+    r"|as before|by contrast|in contrast|on the other hand|as a result|consequently|accordingly"
+    r"|that is|i\.e\.|e\.g\.|notably|importantly|incidentally|for its part|too|also|as well"
+)
+#: One to three words ("D", "gear D", "the output gear").
+_SHORT = r"(?:\s+[^\s,;.:!?()\[\]]+){1,3}"
+_COMMENT = re.compile(
+    r",\s*((?:" + _INTERJECTIONS + r")|(?:including|incl\.|even|especially)" + _SHORT
+    + r"|" + _SHORT + r"\s+(?:included|among them|too|as well))\s*,\s*",
+    re.IGNORECASE,
+)
 #: A sentence and its end: ".;!?" followed by a space or the end ("3.5" does not end one).
 _SENTENCE = re.compile(r"(?:[^.;!?]|[.;!?](?=[^\s.;!?]))+[.;!?]*\s*|[.;!?]+\s*")
 
 
 def move_asides(text: str) -> str:
     """``text`` with each comma-enclosed relative clause moved to the end of its sentence."""
-    if "," not in text:
+    if text.count(",") < 2:
         return text
     return "".join(_move_in_sentence(m.group(0)) for m in _SENTENCE.finditer(text))
 
@@ -43,12 +58,15 @@ def _move_in_sentence(sentence: str) -> str:
     asides: list[str] = []
     kept: list[str] = []
     start = 0
-    for aside in _ASIDE.finditer(body):
+    for aside in sorted([*_ASIDE.finditer(body), *_COMMENT.finditer(body)], key=lambda m: m.start()):
+        if aside.start() < start:  # overlaps the aside before it
+            continue
         if not body[aside.end() :].strip(" ,"):  # nothing after it: it is already at the end
             break
         before = body[start : aside.start()]
         kept.append(before + " ")
-        asides.append(_resolved(aside.group(1).strip(), before))
+        text = aside.group(1).strip()
+        asides.append(_resolved(text, before) if aside.re is _ASIDE else text)
         start = aside.end()
     if not asides:
         return sentence
