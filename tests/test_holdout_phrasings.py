@@ -53,6 +53,8 @@ FILES = {
     "gauge_reading_l4_blind2.jsonl": "gauge_reading_l4",
     "surface_topology_l4_blind2.jsonl": "surface_topology_l4",
     "optical_illusion_blind.jsonl": "optical_illusion",
+    # A second development set of gear_train, written blind "in the wild" (tuned on: 88.2% → 100%).
+    "gear_train_devB.jsonl": "gear_train",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
@@ -74,8 +76,6 @@ KNOWN_LIMITS = {
     "psd-180": "'not the C-B joint, which holds, but the B-A joint' \u2014 'which holds' is not attached to its joint: labelled accept, read as joints conflict",
     "psd-189": "'the interface where D rests on C' \u2014 a relative clause naming the pair is not read: labelled accept, read as joint missing",
     "psd-235": "'the C-on-B joint and the B|A joint hold' \u2014 a plural 'hold' is not attached to both joints: labelled accept, read as joints conflict",
-    "gtb-029": "a 'from X to Y' number change is not read as a speed claim: labelled wrong speed, read as speed missing",
-    "gtb-073": "a 'from X to Y' number change is not read as a speed claim: labelled wrong speed, read as speed missing",
     "gt8-051": "'direction the same if C is an idler, opposite if C is compound': a bare 'opposite' "
     "under a second condition is not read as a second direction claim: labelled direction "
     "conflict, read as accept",
@@ -103,7 +103,6 @@ KNOWN_LIMITS = {
     "pm2-108": "second blind set, not yet tuned on: labelled accept, read as height missing",
     "pm2-174": "second blind set, not yet tuned on: labelled wrong height, read as height missing",
     "g42-004": "'the question of exceeding a threshold does not apply': a mention of exceeding under 'does not apply' reads as a yes claim",
-    "g42-032": "'It's not true that ...' negates a claim several words on; the claim layer's negation does not reach it",
     "g42-114": "hedge 'doesn't appear to be a danger zone' on a no-zone phrasing the lexicon does not read; the bare 'so no' counts unhedged",
     "g42-119": "'Not in the danger zone / in the danger zone by 1': the slash carries the negation to the second claim (wrong status, not status conflict)",
     "g42-182": "'Is the needle in the danger zone? Yes.': the label form 'in the danger zone? Yes' swallows the restated question's '?' and the claim reads hedged",
