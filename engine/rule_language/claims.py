@@ -143,6 +143,9 @@ _CLAIM_FIELDS = frozenset(
 _SENTENCE_ENDS = frozenset({";", ".", "!", "?", "|", "·", "•"})
 #: Words a heading clause may hold besides its subject ("**Gear D:** same speed").
 HEADING_WORDS = 2
+#: Clause ends a subject heading reaches across ("D: same speed, same direction"); any other ends it
+#: ("A: same — direction: no change").
+HEADING_KEEPING = frozenset({",", "and", "(", ")"})
 #: Boundary words that open a clause qualifying the one before ("..., but I might be wrong").
 CONTRAST_WORDS = frozenset({"but", "though", "although", "however"})
 #: Clause ends across which a kind named by a noun ("Direction: unchanged", "speed and direction
@@ -380,6 +383,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 hedge_waiting = False
             if word == ":" and subject is not None and not claim_in_clause and clause_words_before <= HEADING_WORDS:
                 heading = subject
+            if word in _SENTENCE_ENDS or (word not in HEADING_KEEPING and word != ":"):
+                heading = None
             clause += 1
             opener, claim_in_clause = word, False
             inner = subject
@@ -389,7 +394,6 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             elif word == ")" and paren_found == len(found):
                 subject, paren_found = paren_subject, -1
             if word in _SENTENCE_ENDS:
-                heading, subject = None, None
                 sentence_start, sentence_words, sentence_asking, sentence_alt = len(found), 0, False, False
             hedge_in_clause = other_subject = False
             lead = 0
