@@ -63,7 +63,7 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
     ("rule", "key", "answer", "why"),
     [
         # a statement the lexicon almost covers: its words are the rule's, no claim was read
-        ("gear_train", "decrease; direction unchanged", "D: 60 rpm -> 30 rpm; direction unchanged",
+        ("gear_train", "decrease; direction unchanged", "D: was 60 rpm, now 30 rpm; direction unchanged",
          "unread clause"),
         # a claim under a condition was counted
         ("gear_train", "increase; direction unchanged",

@@ -18,7 +18,8 @@ domain, what they do:
   clause opened by a contrast ("No, but I might be wrong; bottom, 7") qualifies what came before:
   it hedges the last claim's clause, not the next. A clause that opens with a question word
   and ends with "?" restates the question ("Is it in the danger zone? Yes."): its claims are not
-  claims at all. A "?" or "(?)" right after a claim hedges it
+  claims at all; so does a sentence that opens with one ("Will D's speed increase, decrease, or
+  stay the same? It decreases") or offers a kind's values as alternatives ("faster or slower?"). A "?" or "(?)" right after a claim hedges it
   ("Same speed?", "No (?)"): the answer asks instead of asserting.
 * **Subjects.** A claim is about the last subject mentioned before it in its clause; a claim with
   none is about the answer's target. Claims about another entity are context, not answers.
