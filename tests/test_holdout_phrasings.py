@@ -38,6 +38,7 @@ FILES = {
     "physical_stability_blind8.jsonl": "physical_stability",
     "gear_train_blind9.jsonl": "gear_train",
     "gauge_reading_blind9.jsonl": "gauge_reading",
+    "gauge_reading_devB.jsonl": "gauge_reading",
     # Blind sets of issue 13's rules (first figures in docs/rules/<rule>.md).
     "gauge_reading_l4_blind.jsonl": "gauge_reading_l4",
     "physical_stability_l4_blind.jsonl": "physical_stability_l4",
