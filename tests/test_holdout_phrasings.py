@@ -56,6 +56,13 @@ FILES = {
     "optical_illusion_blind.jsonl": "optical_illusion",
     # A second development set of gear_train, written blind "in the wild" (tuned on: 88.2% → 100%).
     "gear_train_devB.jsonl": "gear_train",
+    # Blind sets of this round: sealed until both rules were tuned on devA and devB, then scored
+    # (first figures in tests/data/phrasings/README.md); gauge_reading was tuned on its set after.
+    "gear_train_blind10.jsonl": "gear_train",
+    "gauge_reading_blind10.jsonl": "gauge_reading",
+    # Written last, after every fix of this round; scored before any tuning on them.
+    "gear_train_blind11.jsonl": "gear_train",
+    "gauge_reading_blind11.jsonl": "gauge_reading",
 }
 #: Development cases of the rules of issue 13, written by each rule's author from its spec:
 #: ``<rule>_dev.jsonl`` (at least 60 rows, every reason of the rule), found by name.
@@ -93,6 +100,20 @@ KNOWN_LIMITS = {
     "read: labelled wrong speed, read as speed missing",
     "gr9-116": "'the increase is 50': an increment named after its number's noun is read as the "
     "value: labelled value missing, read as wrong value",
+    "gt10-041": "'B and C both spin faster, and so does D': the elided claim about D is not read "
+    "(the class of gt9-122): labelled accept, read as speed missing",
+    "gr10-008": "'new value 180 — wait, no, 190 km/h': the 'no' after 'wait' is read as a verdict, so "
+    "the correction retracts verdicts, not the cued 180: labelled wrong value, read as accept",
+    "gr10-013": "'new value 25 psi — wait, 25% of the full 40 psi range is 10, so 30 psi': a "
+    "correction followed by a calculation keeps both values: labelled accept, read as values conflict",
+    "gr10-048": "'somewhere between 105 and 110 %': the unit after the second number makes it a "
+    "percentage, and the plain 105 is preferred: labelled values conflict, read as accept",
+    "gt11-101": "'counterclockwise instead of clockwise now': two absolute directions joined by "
+    "'instead of' are not read as a reversal: labelled wrong direction, read as direction missing",
+    "gr11-017": "'Yes, it stays within the 100 psi range at 55 psi': 'within the … range' is read as "
+    "the scale's range, not as a verdict: labelled verdict conflict, read as wrong verdict",
+    "gr11-142": "'Yes — actually no, 115 psi': the correction 'actually no' swallows the 'no', so the "
+    "next claim is the value and 'Yes' stands: labelled wrong verdict, read as accept",
     # Misses of the second blind sets (see FILES): found, not yet fixed.
     "cb2-152": "'B is nearer than C, and C is nearer than D, so B': a chain of comparatives reads "
     "as two offered letters; reading it needs transitive comparison, not a phrase",

@@ -23,12 +23,22 @@ A rule author writes a domain's wording as *word patterns*, not regular expressi
 Each ``%phrase NAME[.PRIORITY]: ...`` becomes the Lark terminal ``NAME[.PRIORITY]: /.../i`` in
 place, on the same line, so Lark's own error positions stay right. Nothing generated is written
 anywhere: the grammar file is the source. Mistakes are :class:`PhraseError` with line and column.
+
+The compiled regex is shaped for Python's backtracking engine without changing what it matches
+(tests/test_phrases.py compares it with the plain form at every position of real answers): a
+lookahead on the characters a phrase can start with (of words, literals and simple raw regexes),
+first-letter classes on alternatives, and no word-end check before required whitespace.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+try:  # the regex parser, to find a raw regex's first characters
+    import re._parser as sre_parse  # Python 3.11+
+except ImportError:  # pragma: no cover
+    import sre_parse  # type: ignore[no-redef]
 
 __all__ = ["PhraseError", "expand_phrases"]
 
@@ -164,6 +174,71 @@ def _cased_first(regex: str) -> str:
     return regex
 
 
+def _raw_first(raw: str) -> frozenset[str] | None:
+    """The characters a raw regex's match can start with, when its parse says so simply
+    (literals, classes of up to 512 characters, groups, alternatives, repeats), else None (no
+    guard). Lookarounds and anchors are skipped: a superset of the true first characters is
+    still a correct guard."""
+    try:
+        parsed = sre_parse.parse(raw)
+    except (re.error, RecursionError):
+        return None
+    found = _ops_first(list(parsed), 0)
+    return None if found is None or found[1] else frozenset(found[0])
+
+
+def _ops_first(ops: list, depth: int) -> tuple[set[str], bool] | None:
+    """(first characters, whether the sequence can match empty) of a parsed sequence, or None."""
+    if depth > 20:
+        return None
+    first: set[str] = set()
+    for op, av in ops:
+        name = str(op)
+        if name == "LITERAL":
+            return first | _both_cases(chr(av)), False
+        if name == "IN":
+            chars = _class_chars(av)
+            return None if chars is None else (first | chars, False)
+        if name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue  # zero width
+        if name == "SUBPATTERN":
+            inner = _ops_first(list(av[-1]), depth + 1)
+        elif name == "BRANCH":
+            branches = [_ops_first(list(b), depth + 1) for b in av[1]]
+            if any(b is None for b in branches):
+                return None
+            inner = (set().union(*(b[0] for b in branches)), any(b[1] for b in branches))
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            item = _ops_first(list(av[2]), depth + 1)
+            inner = None if item is None else (item[0], item[1] or av[0] == 0)
+        else:
+            return None
+        if inner is None:
+            return None
+        first |= inner[0]
+        if not inner[1]:
+            return first, False
+    return first, True
+
+
+def _class_chars(items: list) -> set[str] | None:
+    chars: set[str] = set()
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            chars |= _both_cases(chr(av))
+        elif name == "RANGE" and av[1] - av[0] < 512:
+            for code in range(av[0], av[1] + 1):
+                chars |= _both_cases(chr(code))
+        else:
+            return None  # a negated class, a category (\\d, \\s) or a wide range
+    return chars
+
+
+def _both_cases(c: str) -> set[str]:
+    return {c, c.lower(), c.upper()} if len(c.lower()) == len(c.upper()) == 1 else {c}
+
+
 def _first_of(text: str) -> frozenset[str]:
     """Both cases of a literal's first character (an apostrophe stands for both kinds)."""
     c = text[0]
@@ -279,7 +354,7 @@ class _Parser:
             self.pos = end + 1
             if raw.startswith(("(?=", "(?!", "(?<")):  # a lookaround: no gap, no word edge
                 return _Piece(raw, False, False, False)
-            return _Piece(f"(?:{raw})", False, True, True)
+            return _Piece(f"(?:{raw})", False, True, True, _raw_first(raw))
         match = _WORD.match(self.text, self.pos)
         if match is None:
             raise self.fail(f"unexpected {c!r}: quote punctuation as a literal, e.g. \":\"")
