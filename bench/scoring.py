@@ -57,12 +57,7 @@ RESULTS = Path(__file__).parent / "results" / "scoring.md"
 
 def cases(benchmark: Benchmark, rule: Rule) -> list[tuple[str, str]]:
     """The rule's cells' stored responses, then its labelled phrasings."""
-    keys = benchmark.keys
-    found = [
-        (keys[r.id].answer, r.text)
-        for r in benchmark.responses
-        if rule.covers(r.ref.domain, r.ref.level)
-    ]
+    found = example_cases(benchmark, rule)
     for path in sorted((ROOT / "tests" / "data" / "phrasings").glob(f"{rule.name}*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():

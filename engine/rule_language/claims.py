@@ -327,7 +327,13 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
 
     for item in _items(answer, atoms):
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
-        word = item.text().strip().lower() if kind == "boundary" else ""
+        # the item's words, read once: a clause end, a negation ("nor") or a plain word
+        lowered = (
+            item.text().strip().lower()
+            if kind in ("boundary", "neg") or isinstance(item, Leaf)
+            else ""
+        )
+        word = lowered if kind == "boundary" else ""
         if word == "?" and asking:
             for claim in found:
                 if claim.clause == clause:
@@ -342,9 +348,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             clause_words, asking = 0, False
         else:
             if clause_words == 0 and isinstance(item, Leaf):
-                asking = item.text().strip().lower() in QUESTION_OPENERS
+                asking = lowered in QUESTION_OPENERS
             if sentence_words == 0 and isinstance(item, Leaf):
-                sentence_asking = item.text().strip().lower() in QUESTION_OPENERS
+                sentence_asking = lowered in QUESTION_OPENERS
             clause_words += 1
             sentence_words += 1
             sentence_alt = sentence_alt or kind == "alt"
@@ -355,8 +361,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             if negating and words_since_neg > NEGATION_WINDOW:
                 negating = False
             chain_gap += 1
-            filler = item.text().strip().lower()
-            if filler not in DETERMINERS and filler.isalnum():  # "D's": a subject's "'s"
+            if lowered not in DETERMINERS and lowered.isalnum():  # "D's": a subject's "'s"
                 lead += 1
             if chain_gap > COORDINATION_GAP:
                 chain = None
@@ -366,7 +371,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 else:
                     noun.after += 1
             continue
-        if kind in ("boundary", "alt") or (kind == "neg" and item.text().strip().lower() == "nor"):
+        if kind in ("boundary", "alt") or (kind == "neg" and lowered == "nor"):
             joins = kind != "boundary" or word in JOINERS
             if kind == "boundary" and word not in TOPIC_KEEPING:
                 flush()

@@ -148,7 +148,7 @@ def _collect(lines: list[str]) -> list[_Definition]:
 def _bounded(piece: _Piece) -> str:
     """Whole words only: no letter or digit may touch a word-like end of the match."""
     before = r"(?<![A-Za-z0-9])" if piece.word_start else ""
-    after = r"(?![A-Za-z0-9])" if piece.word_end else ""
+    after = _WORD_END if piece.word_end else ""
     return f"{_first_guard(piece.first)}{before}(?:{piece.regex}){after}"
 
 
@@ -242,9 +242,7 @@ def _both_cases(c: str) -> set[str]:
 def _first_of(text: str) -> frozenset[str]:
     """Both cases of a literal's first character (an apostrophe stands for both kinds)."""
     c = text[0]
-    if c in "'’":
-        return frozenset("'’")
-    return frozenset({c, c.lower(), c.upper()}) if len(c.lower()) == len(c.upper()) == 1 else frozenset()
+    return frozenset("'’") if c in "'’" else frozenset(_both_cases(c))
 
 
 class _Parser:
@@ -338,7 +336,7 @@ class _Parser:
                 False,
                 literal[0].isalnum(),
                 literal[-1].isalnum(),
-                _first_of(literal) or None,
+                _first_of(literal),
             )
         if c == "/":
             end = self.text.find("/", self.pos + 1)
@@ -362,8 +360,8 @@ class _Parser:
         word = match.group(0).replace("’", "'")
         regex = re.escape(word).replace("'", "['’]")
         if word[-1].isalnum():  # whole words: "max" never matches the start of "maximum"
-            regex += "(?![A-Za-z0-9])"
-        return _Piece(regex, False, True, word[-1].isalnum(), _first_of(word) or None)
+            regex += _WORD_END
+        return _Piece(regex, False, True, word[-1].isalnum(), _first_of(word))
 
     def lookahead(self) -> _Piece:
         """``&( ... )`` / ``!( ... )``: the inside, after the gap, is (not) next in the text."""
@@ -402,12 +400,14 @@ def _compile_body(d: _Definition, parts: dict[str, _Definition], stack: tuple[st
 
 def _choice(options: list[list[_Piece]]) -> _Piece:
     compiled = [_sequence(o) for o in options]
-    regex = "|".join(p.regex for p in compiled)
     firsts = [p.first for p in compiled]
-    if len(compiled) > 1:
-        regex = "|".join(_cased_first(p.regex) for p in compiled)
+    regex = (
+        "(?:" + "|".join(_cased_first(p.regex) for p in compiled) + ")"
+        if len(compiled) > 1
+        else compiled[0].regex
+    )
     return _Piece(
-        f"(?:{regex})" if len(compiled) > 1 else compiled[0].regex,
+        regex,
         False,
         all(p.word_start for p in compiled),
         all(p.word_end for p in compiled),
