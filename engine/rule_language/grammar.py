@@ -34,6 +34,7 @@ from ..load.timelimit import TimeLimitExceeded, time_limit
 from .ast import AttributeHook, Leaf, Node
 from .parser_cache import build_parser
 from .phrases import PhraseError, expand_phrases
+from .word_dispatch import install_word_dispatch
 
 BUNDLED_PACKAGE = "keyaudit.grammars"
 #: Largest grammar file read (bytes).
@@ -297,6 +298,7 @@ class CompiledGrammar:
                     start=start,
                     maybe_placeholders=False,
                 )
+                install_word_dispatch(self._lark)
         except ImportRefused as error:
             raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
         except GrammarError as error:
