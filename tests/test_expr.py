@@ -803,3 +803,20 @@ def test_never_anything_but_expression_error(tokens: list[str]) -> None:
 
 def test_function_table_module_is_the_same_object() -> None:
     assert FUNCTIONS is expr_eval.FUNCTIONS
+
+
+@pytest.mark.parametrize("left", ["a", "b", "ab", "", None, 1, 1.0, ("a",), ["a"]])
+@pytest.mark.parametrize("symbol", ["in", "not in"])
+def test_membership_in_a_literal_list_is_the_general_membership(left: Any, symbol: str) -> None:
+    """``x in ['a', 'b']`` takes a set lookup for a string ``x``: it gives what the same list
+    built at run time gives, for every kind of left side, and literal lists and tuples are
+    fresh values with the literal's elements."""
+    env = {"x": left, "y": "a"}
+    constant = compile_expression(f"x {symbol} ['a', 'b', 1]", names=["x", "y"]).evaluate(env)
+    built = compile_expression(f"x {symbol} [y, 'b', 1]", names=["x", "y"]).evaluate(env)
+    strings = compile_expression(f"x {symbol} ('a', 'b')", names=["x", "y"]).evaluate(env)
+    built_strings = compile_expression(f"x {symbol} (y, 'b')", names=["x", "y"]).evaluate(env)
+    assert constant == built and strings == built_strings
+    literal = compile_expression("[['a', -1], ('b',), null, true]", names=[])
+    assert literal.evaluate({}) == [["a", -1], ("b",), None, True]
+    assert literal.evaluate({}) is not literal.evaluate({})

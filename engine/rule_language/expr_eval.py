@@ -176,10 +176,35 @@ class _Compiler:
 
     def c_list(self, tree: Tree, local: Locals) -> Evaluator:
         items = [self.compile(child, local) for child in tree.children]
+        found, value = self.literal(tree)
+        if found:  # ['below', 'under']: built once (values are never changed in place)
+            return lambda env: list(value)
         return lambda env: [item(env) for item in items]
+
+    def literal(self, tree: Tree) -> tuple[bool, Any]:
+        """``(True, value)`` when ``tree`` is a literal (a number, string, null, boolean, or a
+        list or tuple of literals), else ``(False, None)``."""
+        kind = str(tree.data)
+        if kind in ("number", "string", "null", "true", "false"):
+            return True, self.compile(tree, frozenset())(None)
+        operand = tree.children[-1] if tree.children else None
+        if kind == "neg" and isinstance(operand, Tree) and operand.data == "number":
+            return True, -self.number_value(operand.children[0])
+        if kind in ("list", "tuple"):
+            values = []
+            for child in tree.children:
+                found, value = self.literal(child)
+                if not found:
+                    return False, None
+                values.append(value)
+            return True, values if kind == "list" else tuple(values)
+        return False, None
 
     def c_tuple(self, tree: Tree, local: Locals) -> Evaluator:
         items = [self.compile(child, local) for child in tree.children]
+        found, value = self.literal(tree)
+        if found:
+            return lambda env: value
         if len(items) == 2:
             first, second = items
             return lambda env: (first(env), second(env))
@@ -307,9 +332,12 @@ class _Compiler:
 
             return compare_equal
         self.needs_budget = True
-        self.needs_budget = True
         apply = _COMPARISONS[symbol]
         containment = symbol in ("in", "not in")
+        found, constant = self.literal(right_tree)
+        strings = found and type(constant) in (list, tuple) and constant
+        if containment and strings and all(type(item) is str for item in constant):
+            return self.in_strings(symbol == "in", left, constant, apply, convert)
 
         def compare(env: Scope) -> Any:
             a = left(env)
@@ -324,6 +352,34 @@ class _Compiler:
                 raise convert(error) from None
 
         return compare
+
+    def in_strings(
+        self,
+        wanted: bool,
+        left: Evaluator,
+        strings: list | tuple,
+        apply: Callable[[Any, Any], bool],
+        convert: Callable[[BaseException], ExpressionError],
+    ) -> Evaluator:
+        """``x in ['a', 'b']``: a set lookup for a string ``x``, charged as the list would be
+        (reading the list charges its length, and its size is its length plus one)."""
+        budget = self.budget
+        members = frozenset(strings)
+        fixed = 1 + len(strings) + len(strings) + 1
+
+        def contains(env: Scope) -> Any:
+            a = left(env)
+            try:
+                if type(a) is str:
+                    budget.charge(fixed + len(a))
+                    return (a in members) is wanted
+                b = list(strings)
+                budget.charge(1 + budget.reading(b) + budget.reading(a))
+                return apply(a, b)
+            except Exception as error:
+                raise convert(error) from None
+
+        return contains
 
     def c_not_(self, tree: Tree, local: Locals) -> Evaluator:
         inner = self.compile(tree.children[0], local)
