@@ -32,6 +32,7 @@ from ..errors import RuleError, located
 from ..load.filekind import exists_at_all, file_problem
 from ..load.timelimit import TimeLimitExceeded, time_limit
 from .ast import AttributeHook, Leaf, Node
+from .fast_lalr import FastParser, Unparsed, fast_parser
 from .parser_cache import build_parser
 from .phrases import PhraseError, expand_phrases
 from .word_dispatch import install_word_dispatch
@@ -284,6 +285,7 @@ class CompiledGrammar:
         self._source = ""
         self._hook: AttributeHook | None = None
         self._converted: dict[int, tuple[list, int]] = {}
+        self._fast: FastParser | None = None
         text = read_grammar(path)
         try:
             with time_limit(BUILD_SECONDS, "building the parser"), recursion_headroom(BUILD_FRAMES):
@@ -299,6 +301,7 @@ class CompiledGrammar:
                     maybe_placeholders=False,
                 )
                 install_word_dispatch(self._lark)
+                self._fast = fast_parser(self._lark)
         except ImportRefused as error:
             raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
         except GrammarError as error:
@@ -369,12 +372,15 @@ class CompiledGrammar:
         """Parse ``text`` into a :class:`Node` tree or raise :class:`GrammarParseError`."""
         try:
             self._source, self._hook = text, hook
-            recovery = _Recovery(self.recover_as, len(text)) if self.recover_as else None
-            tree = (
-                self._lark.parse(text, on_error=recovery)
-                if recovery is not None
-                else self._lark.parse(text)
-            )
+            recovery = None
+            tree = self._parse_without_errors(text)
+            if tree is None:
+                recovery = _Recovery(self.recover_as, len(text)) if self.recover_as else None
+                tree = (
+                    self._lark.parse(text, on_error=recovery)
+                    if recovery is not None
+                    else self._lark.parse(text)
+                )
         except UnexpectedInput as error:
             column = getattr(error, "column", 0) or 0
             expected = sorted(
@@ -388,13 +394,25 @@ class CompiledGrammar:
         finally:
             self._source, self._hook = "", None
             self._converted.clear()
-        if isinstance(tree, Token):  # a grammar whose start rule is a single terminal
-            tree = Node("start", [_leaf(tree)], text, 0, len(text), hook)
+        if isinstance(tree, (Token, Leaf)):  # a grammar whose start rule is a single terminal
+            leaf = _leaf(tree) if isinstance(tree, Token) else tree
+            tree = Node("start", [leaf], text, 0, len(text), hook)
         # The root spans the whole text: a node's span otherwise ends at its last kept child,
         # which would cut fixed wording (anonymous tokens) off the ends of a key's template.
         tree.start, tree.end = 0, len(text)
         tree.recovered = tuple(recovery.kinds) if recovery is not None else ()
         return tree
+
+    def _parse_without_errors(self, text: str) -> Node | Leaf | Token | None:
+        """The tree by the lean driver (:mod:`.fast_lalr`), or None when the text needs Lark's
+        parse: an error to report or recover from (the nodes built so far are dropped)."""
+        if self._fast is None:
+            return None
+        try:
+            return self._fast.parse(text)
+        except Unparsed:
+            self._converted.clear()
+            return None
 
     def _build_node(self, kind: str, children: list) -> Node:
         """Lark's ``tree_class``: build a :class:`Node` from a rule match (tokens → leaves).

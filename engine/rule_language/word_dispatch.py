@@ -23,7 +23,7 @@ from lark import Lark
 
 from .first_words import FirstWords, first_words
 
-__all__ = ["install_word_dispatch"]
+__all__ = ["install_word_dispatch", "state_matcher"]
 
 #: The word at a position: the same ASCII run :mod:`.first_words` reads patterns by.
 _WORD_RUN = re.compile(r"[A-Za-z0-9]+")
@@ -84,7 +84,10 @@ class _StateMatcher:
         return found
 
     def __call__(self, text: Any, pos: int) -> tuple[str, str] | None:
-        source, end = text.text, text.end
+        return self.match_at(text.text, pos, text.end)
+
+    def match_at(self, source: str, pos: int, end: int) -> tuple[str, str] | None:
+        """The (text, terminal name) of the first terminal matching at ``pos``, else None."""
         run = _WORD_RUN.match(source, pos, end)
         if run is not None:
             key = run.group().lower()
@@ -119,11 +122,25 @@ def install_word_dispatch(lark: Lark) -> None:
         basic.match = _first_use(basic, terminals)
 
 
+def state_matcher(basic: Any) -> _StateMatcher:
+    """The word-dispatching matcher of one state lexer (made now if it was not used yet)."""
+    match = basic.match
+    if not isinstance(match, _StateMatcher):
+        match(_EmptyText(), 0)  # the first use builds and installs it
+        match = basic.match
+    return match
+
+
+class _EmptyText:
+    text = ""
+    end = 0
+
+
 def _first_use(basic: Any, terminals: _Terminals) -> Callable[[Any, int], Any]:
     def match(text: Any, pos: int) -> tuple[str, str] | None:
         names = [t.name for t in basic.scanner.terminals]  # builds Lark's scanner and callbacks
         matcher = _StateMatcher(names, terminals)
         basic.match = matcher
-        return matcher(text, pos)
+        return matcher(text, pos) if pos < text.end else None
 
     return match
