@@ -820,3 +820,37 @@ def test_membership_in_a_literal_list_is_the_general_membership(left: Any, symbo
     literal = compile_expression("[['a', -1], ('b',), null, true]", names=[])
     assert literal.evaluate({}) == [["a", -1], ("b",), None, True]
     assert literal.evaluate({}) is not literal.evaluate({})
+
+
+class _Branch:
+    """A node whose ``names`` field evaluates one expression again on its children."""
+
+    kind = "branch"
+
+    def __init__(self, name: str, children: list[_Branch]) -> None:
+        self.name, self.children = name, children
+
+    def field(self, name: str) -> Any:
+        if name == "names":
+            return _NAMES.evaluate({"self": self})
+        return self.name if name == "name" else None
+
+    def find(self, kind: str) -> list:
+        return list(self.children)
+
+    def text(self) -> str:
+        return self.name
+
+
+_NAMES = compile_expression("[(c.names, c.name) for c in find(self, 'branch')]", names=["self"])
+
+
+def test_a_comprehension_evaluated_inside_itself_keeps_its_element() -> None:
+    """A derived attribute that reads itself on other nodes runs a comprehension while that same
+    comprehension is running: each keeps its own element (``c.name`` after ``c.names``)."""
+    tree = _Branch("a", [_Branch("b", [_Branch("d", [])]), _Branch("c", [])])
+    assert tree.field("names") == [([([], "d")], "b"), ([], "c")]
+    nested = compile_expression("[[x + y for y in ys] for x in xs]", names=["xs", "ys"])
+    assert nested.evaluate({"xs": [1, 2], "ys": [10, 20]}) == [[11, 21], [12, 22]]
+    shadow = compile_expression("[[x for x in [x, x * 2]] for x in xs]", names=["xs"])
+    assert shadow.evaluate({"xs": [1, 3]}) == [[1, 2], [3, 6]]

@@ -90,7 +90,9 @@ class Compiled:
     budget: Budget
 
 
-Locals = frozenset  # the comprehension variables visible at a point of the tree
+#: The comprehension variables visible at a point of the tree, each with the one-element list
+#: (its slot) the comprehension that binds it stores the current element in.
+Locals = dict
 
 
 class _Compiler:
@@ -186,7 +188,7 @@ class _Compiler:
         list or tuple of literals), else ``(False, None)``."""
         kind = str(tree.data)
         if kind in ("number", "string", "null", "true", "false"):
-            return True, self.compile(tree, frozenset())(None)
+            return True, self.compile(tree, {})(None)
         operand = tree.children[-1] if tree.children else None
         if kind == "neg" and isinstance(operand, Tree) and operand.data == "number":
             return True, -self.number_value(operand.children[0])
@@ -221,10 +223,12 @@ class _Compiler:
     def c_name(self, tree: Tree, local: Locals) -> Evaluator:
         token = tree.children[0]
         name = self.check_name(token)
-        if name not in local:
-            if name not in self.bound:
-                raise self.error_at(token, self.unknown_name(name, local | frozenset(self.bound)))
-            self.free.add(name)
+        slot = local.get(name)
+        if slot is not None:  # a comprehension's variable: read from its slot
+            return lambda env: slot[0]
+        if name not in self.bound:
+            raise self.error_at(token, self.unknown_name(name, set(local) | set(self.bound)))
+        self.free.add(name)
         error_at = self.error_at
 
         def lookup(env: Scope) -> Any:
@@ -541,7 +545,8 @@ class _Compiler:
         name = self.check_name(variable)
         self.needs_budget = True
         iterable = self.compile(iterable_tree, local)  # the iterable sees the outer scope only
-        inner = local | {name}
+        slot: list = [None]
+        inner = {**local, name: slot}
         element = self.compile(element_tree, inner)
         condition = self.compile(condition_tree, inner) if condition_tree is not None else None
         convert = self.rethrow(iterable_tree)
@@ -559,18 +564,23 @@ class _Compiler:
                 budget.charge(len(items))
             except Exception as error:
                 raise error_at(tree, str(error)) from None
-            scope = dict(env)
             out: list = []
             append = out.append
-            if condition is None:
-                for item in items:
-                    scope[name] = item
-                    append(element(scope))
-            else:
-                for item in items:
-                    scope[name] = item
-                    if condition(scope):
-                        append(element(scope))
+            # The slot's value is restored after the loop: the same comprehension can run inside
+            # itself (a derived attribute read on another node while its elements are read).
+            saved = slot[0]
+            try:
+                if condition is None:
+                    for item in items:
+                        slot[0] = item
+                        append(element(env))
+                else:
+                    for item in items:
+                        slot[0] = item
+                        if condition(env):
+                            append(element(env))
+            finally:
+                slot[0] = saved
             try:
                 return budget.built(out)
             except Exception as error:
@@ -600,7 +610,7 @@ def compile_tree(tree: Tree, names: Collection[str], origin: Origin) -> Compiled
     """Check ``tree`` against the bound ``names`` and compile it to a closure."""
     compiler = _Compiler(names, origin)
     try:
-        evaluate = compiler.compile(tree, frozenset())
+        evaluate = compiler.compile(tree, {})
     except RecursionError:
         raise fail(origin, None, None, "expression nests too deeply") from None
     return Compiled(evaluate, frozenset(compiler.free), compiler.needs_budget, compiler.budget)

@@ -248,6 +248,16 @@ class _ImportLoader:
 _import_loader = _ImportLoader
 
 
+class _EveryKind:
+    """The kinds a hook without a ``kinds`` attribute serves: all of them."""
+
+    def __contains__(self, kind: object) -> bool:
+        return True
+
+
+_EVERY_KIND = _EveryKind()
+
+
 class _NodeFactory:
     """Lark's ``tree_class``: builds keyaudit nodes; a stable ``repr`` keeps Lark's cache valid."""
 
@@ -284,6 +294,7 @@ class CompiledGrammar:
         # Lark builds our nodes directly (no intermediate Tree), which roughly halves parse time.
         self._source = ""
         self._hook: AttributeHook | None = None
+        self._hook_kinds: frozenset[str] | _EveryKind = _EVERY_KIND
         self._converted: dict[int, tuple[list, int]] = {}
         self._fast: FastParser | None = None
         text = read_grammar(path)
@@ -372,6 +383,8 @@ class CompiledGrammar:
         """Parse ``text`` into a :class:`Node` tree or raise :class:`GrammarParseError`."""
         try:
             self._source, self._hook = text, hook
+            # A hook may say which node kinds have attributes (``kinds``); the others skip it.
+            self._hook_kinds = getattr(hook, "kinds", _EVERY_KIND)
             recovery = None
             tree = self._parse_without_errors(text)
             if tree is None:
@@ -436,7 +449,10 @@ class CompiledGrammar:
             self._converted[id(children)] = (children, len(children))
         start = children[0].start if children else 0
         end = children[-1].end if children else start
-        return Node(str(kind), children, self._source, start, end, self._hook)
+        hook = self._hook
+        if hook is not None and kind not in self._hook_kinds:
+            hook = None  # no derived attribute for this kind: field() need not ask
+        return Node(str(kind), children, self._source, start, end, hook)
 
 
 class _Recovery:

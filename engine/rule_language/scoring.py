@@ -246,6 +246,8 @@ class Scorer:
             finally:
                 in_progress.discard(token)
 
+        #: Only nodes of kinds with derived attributes need the hook (see Node.field).
+        hook.kinds = frozenset(attributes)  # type: ignore[attr-defined]
         self._hook = hook if attributes else None
 
     def parse_key(self, key: str) -> ParsedKey:
