@@ -854,3 +854,18 @@ def test_a_comprehension_evaluated_inside_itself_keeps_its_element() -> None:
     assert nested.evaluate({"xs": [1, 2], "ys": [10, 20]}) == [[11, 21], [12, 22]]
     shadow = compile_expression("[[x for x in [x, x * 2]] for x in xs]", names=["xs"])
     assert shadow.evaluate({"xs": [1, 3]}) == [[1, 2], [3, 6]]
+
+
+@pytest.mark.parametrize("value", [None, 0, False, "", [], (), "a", [None], SimpleNode("n")])
+def test_comparing_with_literal_null_is_comparing_with_a_null_value(value: Any) -> None:
+    env = {"x": value, "n": None}
+    for source in ("x == null", "null == x", "x != null", "null != x"):
+        literal = compile_expression(source, names=["x", "n"]).evaluate(env)
+        general = compile_expression(source.replace("null", "n"), names=["x", "n"]).evaluate(env)
+        assert literal is general, source
+
+
+def test_a_field_of_an_unbound_name_still_says_where() -> None:
+    expr = compile_expression("[1, self.name]", names=["self"])
+    with pytest.raises(ExpressionError, match="1:5.*'self' is not bound"):
+        expr.evaluate({})

@@ -321,6 +321,11 @@ class _Compiler:
         if symbol in ("==", "!="):  # total: never raises but for the budget
             equal = symbol == "=="
             compiler = self
+            null_side = self.null_compared(left_tree, right_tree, left, right)
+            if null_side is not None:  # "x != null": no value of the language equals null but null
+                return (lambda env: null_side(env) is None) if equal else (
+                    lambda env: null_side(env) is not None
+                )
 
             def compare_equal(env: Scope) -> bool:
                 a = left(env)
@@ -356,6 +361,16 @@ class _Compiler:
                 raise convert(error) from None
 
         return compare
+
+    def null_compared(
+        self, left_tree: Tree, right_tree: Tree, left: Evaluator, right: Evaluator
+    ) -> Evaluator | None:
+        """The side compared with a literal null (``x == null``), if one side is that literal."""
+        if self.literal(right_tree) == (True, None):
+            return left
+        if self.literal(left_tree) == (True, None):
+            return right
+        return None
 
     def in_strings(
         self,
@@ -412,9 +427,10 @@ class _Compiler:
         name = self.check_name(token, "fields")
         target = self.compile(target_tree, local)
         convert = self.rethrow(token)
+        read = self.direct_read(target_tree, local, target)
 
         def attribute(env: Scope) -> Any:
-            value = target(env)
+            value = read(env)
             if value is None:
                 return None
             try:
@@ -425,6 +441,24 @@ class _Compiler:
                 raise convert(_field_failure(error, value, name)) from None
 
         return attribute
+
+    def direct_read(self, tree: Tree, local: Locals, compiled: Evaluator) -> Evaluator:
+        """For ``self.name``: the evaluator of the target, reading a name straight from the scope
+        or slot (``compiled`` still reports an unbound name); any other target as compiled."""
+        if not (isinstance(tree, Tree) and tree.data == "name"):
+            return compiled
+        name = str(tree.children[0])
+        slot = local.get(name)
+        if slot is not None:
+            return lambda env: slot[0]
+
+        def read(env: Scope) -> Any:
+            try:
+                return env[name]
+            except KeyError:
+                return compiled(env)  # raises the located "not bound" error
+
+        return read
 
     def c_index(self, tree: Tree, local: Locals) -> Evaluator:
         target = self.compile(tree.children[0], local)
