@@ -87,7 +87,7 @@ def test_scaffold_rejects_bad_domain_and_no_keys(tmp_path: Path) -> None:
 def test_test_rule_bundled_rules_pass(run_cli) -> None:
     result = run_cli("test-rule", "gauge_reading", "--per-reason", "1")
     assert result.code == 0, result.out
-    assert "Examples: 48/48 pass" in result.out
+    assert "Examples: 50/50 pass" in result.out
     assert "verdicts on stored responses" in result.out
     assert "values conflict" in result.out or "wrong value" in result.out
     assert "extracted: verdict=" in result.out
