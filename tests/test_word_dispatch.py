@@ -195,3 +195,31 @@ def test_a_parser_with_a_basic_lexer_is_left_alone() -> None:
     lark = Lark('start: "a" "b"', parser="lalr", lexer="basic")
     install_word_dispatch(lark)
     assert [t.type for t in lark.lex("ab")] == ["A", "B"]
+
+
+def test_a_grammar_of_pathological_terminals_is_read_within_its_bound() -> None:
+    """Forty terminals whose first words explode (nested repeats of alternatives) cost at most
+    the grammar's reading budget; terminals past it are tried everywhere, so the tokens are still
+    Lark's."""
+    from lark import Lark
+
+    from keyaudit.engine.rule_language.first_words import MAX_GRAMMAR_STEPS, MAX_STEPS
+    from keyaudit.engine.rule_language.word_dispatch import state_matcher
+
+    terminals = "\n".join(
+        f"T{i}.2: /(?:[a-c](?:(?:its|sp{i}d)it)*)*n{i}o/" for i in range(40)
+    )
+    source = f'start: (T{" | T".join(map(str, range(40)))} | WORD)*\n{terminals}\n' + (
+        "WORD: /[a-z0-9]+/\n%ignore /\\s+/\n"
+    )
+    texts = ["abitsititn3o speed n7o", "cn39o a b c", "aspitit n0o xyz"]
+    plain = [Lark(source, parser="lalr").lex(text) for text in texts]
+    expected = [[(t.type, str(t)) for t in tokens] for tokens in plain]
+    lark = Lark(source, parser="lalr")
+    install_word_dispatch(lark)
+    got = [[(t.type, str(t)) for t in lark.parse(text).scan_values(lambda _: True)] for text in texts]
+    assert got == expected
+    matcher = state_matcher(next(iter(lark.parser.lexer.lexers.values())))
+    spent = MAX_GRAMMAR_STEPS - matcher.terminals.steps_left
+    assert MAX_GRAMMAR_STEPS <= spent <= MAX_GRAMMAR_STEPS + MAX_STEPS + 1  # ran out, no further
+    assert sum(summary.steps == 0 for summary in matcher.summaries) >= 30  # not read at all

@@ -44,6 +44,9 @@ _CASE_PARTNERS = {
 
 #: Walking a pattern stops (and the summary widens to "anything") after this many steps.
 MAX_STEPS = 20_000
+#: Steps for all the terminals of one grammar (the largest bundled grammar takes 14,000): the
+#: reading happens on a parser state's first use, inside an answer's time bound.
+MAX_GRAMMAR_STEPS = 100_000
 #: A character class with more ASCII letters or digits than this is read as "any letter".
 _MAX_ENUMERATED = 12
 #: A word longer than this is read as a prefix: the walk does not follow it further.
@@ -71,6 +74,8 @@ class FirstWords:
     others: set[str] = field(default_factory=set)
     any_non_ascii: bool = False
     any_other: bool = False
+    #: Steps the reading took (bounded per pattern and, by the lexer, per grammar).
+    steps: int = 0
 
     def admits_word(self, word: str) -> bool:
         return self.any_word or word in self.exact or word.startswith(tuple(self.prefixes))
@@ -91,20 +96,25 @@ class _GaveUp(Exception):
     """The walk exceeded its bounds; the summary admits everything."""
 
 
-def first_words(regex: str, flags: int = 0) -> FirstWords:
-    """The sound summary of the words ``regex`` (compiled with ``flags``) can start with."""
+def first_words(regex: str, flags: int = 0, max_steps: int = MAX_STEPS) -> FirstWords:
+    """The sound summary of the words ``regex`` (compiled with ``flags``) can start with, read in
+    at most ``max_steps`` steps (``steps`` on the summary says how many were taken)."""
     summary = FirstWords()
+    if max_steps <= 0:
+        summary.widen()
+        return summary
     try:
         parsed = sre_parse.parse(regex, flags)
     except Exception:  # noqa: BLE001 - an unreadable pattern admits everything
         summary.widen()
         return summary
     ignore_case = bool(parsed.state.flags & re.IGNORECASE)
-    walker = _Walker(summary)
+    walker = _Walker(summary, max_steps)
     try:
         walker.walk(walker.frame(parsed.data, ignore_case, None), "", 0)
     except (_GaveUp, RecursionError):
         summary.widen()
+    summary.steps = walker.steps
     return summary
 
 
@@ -121,9 +131,10 @@ class _Frame:
 
 
 class _Walker:
-    def __init__(self, summary: FirstWords) -> None:
+    def __init__(self, summary: FirstWords, max_steps: int = MAX_STEPS) -> None:
         self.summary = summary
         self.steps = 0
+        self.max_steps = max_steps
         self.seen: set[tuple[int, str]] = set()
         self.keys: dict[tuple, int] = {}
         #: Every item list a frame points into stays alive for the walk, so ids stay unique.
@@ -139,7 +150,7 @@ class _Walker:
     def walk(self, frame: _Frame | None, word: str, unrolled: int) -> None:
         """Follow every path from ``frame`` with ``word`` read so far, until the word ends."""
         self.steps += 1
-        if self.steps > MAX_STEPS:
+        if self.steps > self.max_steps:
             raise _GaveUp
         while frame is not None and frame.index >= len(frame.items):
             frame = frame.then

@@ -21,7 +21,7 @@ from typing import Any
 
 from lark import Lark
 
-from .first_words import FirstWords, first_words
+from .first_words import MAX_GRAMMAR_STEPS, MAX_STEPS, FirstWords, first_words
 
 __all__ = ["install_word_dispatch", "state_matcher"]
 
@@ -43,6 +43,8 @@ class _Terminals:
         self.by_name = conf.terminals_by_name
         self.compiled: dict[str, Any] = {}
         self.summaries: dict[str, FirstWords] = {}
+        #: Reading steps left for this grammar; once spent, a terminal is tried everywhere.
+        self.steps_left = MAX_GRAMMAR_STEPS
 
     def regex(self, name: str) -> Any:
         compiled = self.compiled.get(name)
@@ -55,7 +57,9 @@ class _Terminals:
         summary = self.summaries.get(name)
         if summary is None:
             pattern = self.by_name[name].pattern.to_regexp()
-            summary = self.summaries[name] = first_words(pattern, self.flags)
+            summary = first_words(pattern, self.flags, min(MAX_STEPS, self.steps_left))
+            self.steps_left -= summary.steps
+            self.summaries[name] = summary
         return summary
 
 
