@@ -189,6 +189,23 @@ def test_dispatch_gives_the_tokens_lark_gives(path: Path) -> None:
     assert [_outcome(grammar, text) for text in lines[:50]] == plain[:50]
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "grammars").glob("*_key.lark")), ids=lambda p: p.stem)
+def test_key_grammars_parse_as_lark_parses(path: Path) -> None:
+    """Key grammars (strict: no recovery) give Lark's tree or Lark's error for every key of the
+    labelled sets, and for keys cut short or with a word changed."""
+    rule = path.name.removesuffix("_key.lark")
+    keys: set[str] = set()
+    for file in sorted(PHRASINGS.glob(f"{rule}_*.jsonl")):
+        for row in file.read_text(encoding="utf-8").splitlines():
+            key = json.loads(row)["key"]
+            keys |= {key, key[: len(key) // 2], key.replace("block", "blok"), key.upper()}
+    assert keys, rule
+    grammar = CompiledGrammar(path)
+    fast = [_outcome(grammar, key) for key in sorted(keys)]
+    _plain(grammar)
+    assert fast == [_outcome(grammar, key) for key in sorted(keys)]
+
+
 def test_a_parser_with_a_basic_lexer_is_left_alone() -> None:
     from lark import Lark
 
