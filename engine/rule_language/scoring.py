@@ -217,6 +217,8 @@ class Scorer:
         #: (trees and their attributes do not depend on the key; claims are read per key).
         self._trees: dict[str, Node] = {}
         self._tree_chars = 0
+        self._claims: dict[tuple[int, Any], tuple[Node, ClaimSet]] = {}
+        self._claims_chars = 0
         #: Answers that exceeded the time limit so far (see answer_limits.MAX_SLOW_ANSWERS).
         self.slow_answers = 0
         self._words: frozenset[str] | None = None
@@ -561,10 +563,32 @@ class Scorer:
             "target": Record(parsed_key.target),
         }
         if self.rule.claims is not None:
-            env["claims"] = read_claims(answer, self.rule.claims, parsed_key.claims_target)
+            env["claims"] = self._claims_of(answer, parsed_key.claims_target)
         for name, expr in self.rule.lets:
             env[name] = expr.evaluate(env)
         return env
+
+    def _claims_of(self, answer: Node, target: Any) -> ClaimSet:
+        """The claims of a parsed answer, read once per (tree, claims target): claims depend on
+        the key only through its target, so a line scored against many keys (the keys check,
+        the constant-answer baseline) is read once. Kept with the tree they were read from, so
+        their nodes are the ones the rule's other expressions find."""
+        spec = self.rule.claims
+        assert spec is not None
+        try:
+            memo_key = (id(answer), target)
+            hit = self._claims.get(memo_key)
+        except TypeError:  # an unhashable target: nothing to share
+            return read_claims(answer, spec, target)
+        if hit is not None and hit[0] is answer:
+            return hit[1]
+        claims = read_claims(answer, spec, target)
+        self._claims_chars += len(answer.source)
+        if len(self._claims) >= _MEMO_LIMIT or self._claims_chars > _TREE_CHARS:
+            self._claims.clear()
+            self._claims_chars = len(answer.source)
+        self._claims[memo_key] = (answer, claims)
+        return claims
 
     def _empty_values(self) -> dict[str, Any]:
         return dict.fromkeys(self.rule.outputs)

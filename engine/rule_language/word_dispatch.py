@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lark import Lark
+from lark.lexer import _create_unless
 
 from .first_words import MAX_GRAMMAR_STEPS, MAX_STEPS, FirstWords, first_words
 
@@ -113,9 +114,9 @@ class _StateMatcher:
 def install_word_dispatch(lark: Lark) -> None:
     """Give every state lexer of ``lark``'s contextual lexer a word-dispatching ``match``.
 
-    Each state's matcher is made on its first use, from the scanner Lark builds for that state
-    (so Lark's own bookkeeping — callbacks for string terminals a regex also matches — is set up
-    as usual); a parser without a contextual lexer is left as it is.
+    Each state's matcher is made on its first use, from the terminals Lark's scanner for that
+    state would try (with Lark's own bookkeeping: callbacks for string terminals a regex also
+    matches); a parser without a contextual lexer is left as it is.
     """
     lexer = getattr(getattr(lark, "parser", None), "lexer", None)
     states = getattr(lexer, "lexers", None)
@@ -140,9 +141,22 @@ class _EmptyText:
     end = 0
 
 
+def _scanned_terminals(basic: Any) -> list:
+    """The terminals a state's scanner tries, in order, with the lexer's callbacks set — what
+    Lark's ``BasicLexer._build_scanner`` does, without compiling the alternation this module
+    replaces (a second or more per grammar). With callbacks of the grammar's author, Lark's own
+    build is used."""
+    if basic.user_callbacks:
+        return list(basic.scanner.terminals)
+    scanned, basic.callback = _create_unless(
+        basic.terminals, basic.g_regex_flags, basic.re, basic.use_bytes
+    )
+    return list(scanned)
+
+
 def _first_use(basic: Any, terminals: _Terminals) -> Callable[[Any, int], Any]:
     def match(text: Any, pos: int) -> tuple[str, str] | None:
-        names = [t.name for t in basic.scanner.terminals]  # builds Lark's scanner and callbacks
+        names = [t.name for t in _scanned_terminals(basic)]
         matcher = _StateMatcher(names, terminals)
         basic.match = matcher
         return matcher(text, pos) if pos < text.end else None
