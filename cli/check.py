@@ -224,7 +224,7 @@ def _check(
     # garbage collector from rescanning it on every collection of the later stages.
     gc.freeze()
     scorers = [Scorer(rule) for rule in rules]
-    proofs = prove_rules(benchmark, rules, scorers)
+    proofs = prove_rules(benchmark, rules, scorers, jobs)
     mark("rules proved (examples, keys check)")
     render_rules(out, proofs)
     if not all(p.passed for p in proofs):

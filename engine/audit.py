@@ -56,10 +56,10 @@ from .reports.findings import (
     format_value,
 )
 from .review import match_adjudications, summarize_adjudications
-from .rule_language.batch import score_many
+from .rule_language.batch import judge_many, score_many
 from .rule_language.keystructure import CellStructure, cell_structure
 from .rule_language.rule import Rule
-from .rule_language.rulecheck import keys_check, run_examples
+from .rule_language.rulecheck import KeysCheckPlan, plan_keys_check, run_examples
 from .rule_language.scoring import Scorer, jsonable
 from .stats.aggregate import OutcomeColumns, cell_table, summarize
 from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
@@ -85,16 +85,22 @@ def _check_cells_disjoint(rules: Sequence[Rule]) -> None:
 
 
 def prove_rules(
-    benchmark: Benchmark, rules: Sequence[Rule], scorers: Sequence[Scorer] | None = None
+    benchmark: Benchmark,
+    rules: Sequence[Rule],
+    scorers: Sequence[Scorer] | None = None,
+    jobs: int = 1,
 ) -> tuple[RuleProof, ...]:
     """Run each rule's examples and the keys check of each of its cells (full key corpus).
 
     The keys check is run only when every example passes: a rule that fails its own examples is
-    not worth checking further, and the CLI stops there.
+    not worth checking further, and the CLI stops there. The keys checks' pairs of all rules are
+    scored together, in ``jobs`` worker processes when there are enough of them (the result is
+    the same for any ``jobs``).
     """
     _check_cells_disjoint(rules)
     scorers = scorers if scorers is not None else [Scorer(rule) for rule in rules]
-    proofs = []
+    examples_of: list[tuple[ExampleRun, ...]] = []
+    plans_of: list[list[tuple[Any, KeysCheckPlan]]] = []
     for rule, scorer in zip(rules, scorers, strict=True):
         examples = tuple(
             ExampleRun(
@@ -111,26 +117,41 @@ def prove_rules(
             )
             for r in run_examples(scorer)
         )
-        checks = []
+        examples_of.append(examples)
+        plans: list[tuple[Any, KeysCheckPlan]] = []
         if all(e.passed for e in examples):
             for cell in rule.cells:
                 keys = [k.answer for k in benchmark.keys_in_cell(cell.domain, cell.level)]
-                result = keys_check(scorer, keys)
-                checks.append(
-                    CellKeysCheck(
-                        domain=cell.domain,
-                        level=cell.level,
-                        n_keys=result.n_keys,
-                        distinct=result.distinct,
-                        pairs_checked=result.pairs_checked,
-                        exhaustive=result.exhaustive,
-                        unparsed=tuple(sorted(result.unparsed.items())),
-                        failures=tuple(
-                            KeysCheckFailure(f.key, f.answer, f.problem, f.reason)
-                            for f in result.failures
-                        ),
-                    )
+                plans.append((cell, plan_keys_check(scorer, keys)))
+        plans_of.append(plans)
+    # Every pair of every rule's keys check, scored in one go (in workers when it pays).
+    items = [
+        (index, key, line)
+        for index, plans in enumerate(plans_of)
+        for _cell, plan in plans
+        for key, line in plan.pairs
+    ]
+    outcomes = iter(judge_many(scorers, items, jobs))
+    proofs = []
+    for rule, scorer, examples, plans in zip(rules, scorers, examples_of, plans_of, strict=True):
+        checks = []
+        for cell, plan in plans:
+            result = plan.finish([next(outcomes) for _ in plan.pairs])
+            checks.append(
+                CellKeysCheck(
+                    domain=cell.domain,
+                    level=cell.level,
+                    n_keys=result.n_keys,
+                    distinct=result.distinct,
+                    pairs_checked=result.pairs_checked,
+                    exhaustive=result.exhaustive,
+                    unparsed=tuple(sorted(result.unparsed.items())),
+                    failures=tuple(
+                        KeysCheckFailure(f.key, f.answer, f.problem, f.reason)
+                        for f in result.failures
+                    ),
                 )
+            )
         proofs.append(
             RuleProof(
                 name=rule.name,
@@ -221,7 +242,7 @@ def run_audit(
     settings = replace(settings, epochs=benchmark.epochs)  # the policy the responses were loaded with
     scorers = list(scorers) if scorers is not None else [Scorer(rule) for rule in rules]
     if proofs is None:
-        proofs = prove_rules(benchmark, rules, scorers)
+        proofs = prove_rules(benchmark, rules, scorers, jobs)
     lo, hi = settings.levels
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]] = {}
     for rule, scorer in zip(rules, scorers, strict=True):

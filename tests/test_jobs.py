@@ -163,3 +163,28 @@ def test_review_is_identical_for_any_jobs(run_cli, tmp_path: Path, workers_alway
 
 def test_default_jobs_is_the_usable_cores() -> None:
     assert batch.default_jobs() >= 1
+
+
+def test_the_keys_check_is_the_same_judged_in_workers(workers_always: None) -> None:
+    """The keys check plans its pairs, then judges them: in this process or in workers, every
+    pair gets the same (accept, reason), and a judge that accepts everything (or nothing) fails
+    exactly the pairs it should."""
+    from keyaudit.engine.rule_language.rulecheck import judge_here, keys_check, plan_keys_check
+
+    benchmark = load_benchmark(example_benchmark_dir())
+    rules = [load_rule(resolve_rule_path(n)) for n in ("gauge_reading_l4", "laser_mirror")]
+    scorers = [Scorer(rule) for rule in rules]
+    items = []
+    for index, (rule, scorer) in enumerate(zip(rules, scorers, strict=True)):
+        cell = rule.cells[0]
+        keys = [k.answer for k in benchmark.keys_in_cell(cell.domain, cell.level)]
+        plan = plan_keys_check(scorer, keys)
+        items += [(index, key, line) for key, line in plan.pairs]
+        everything = plan_keys_check(scorer, keys).finish([(True, "")] * len(plan.pairs))
+        assert len(everything.failures) == everything.pairs_checked > 0
+        nothing = plan_keys_check(scorer, keys).finish([(False, "r")] * len(plan.pairs))
+        assert len(nothing.failures) == everything.distinct - len(everything.unparsed)
+        assert keys_check(scorer, keys).passed
+    here = [judge_here(scorers[i])([(key, line)])[0] for i, key, line in items]
+    assert batch.judge_many([Scorer(rule) for rule in rules], items, jobs=2) == here
+    assert any(accept for accept, _ in here) and not all(accept for accept, _ in here)

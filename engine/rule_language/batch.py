@@ -160,6 +160,18 @@ def score_many(
     return results
 
 
+def judge_many(
+    scorers: Sequence[Scorer], items: Sequence[tuple[int, str, str | None]], jobs: int = 1
+) -> list[tuple[bool, str]]:
+    """``(accept, reason)`` of ``scorers[i].score_line(key, line, certainty=False)`` for every
+    ``(i, key, line)`` of ``items``, in order: the keys check's pairs, in workers when it pays."""
+    pool = _Pool(scorers, jobs, len(items))
+    try:
+        return pool.run("judge", items)
+    finally:
+        pool.close()
+
+
 class _Pool:
     """Scores work items in order, in this process or in worker processes, keeping the count of
     answers at the time limit per scorer in item order."""
@@ -197,7 +209,7 @@ class _Pool:
             ready, _, _ = select.select(list(busy), [], [])
             for fd in ready:
                 worker, chunk = busy.pop(fd)
-                done[chunk], peak = worker.receive()
+                done[chunk], peak = worker.receive(phase)
                 self.peak_kb = max(self.peak_kb, peak)
                 if waiting:
                     chunk = waiting.pop()
@@ -215,6 +227,8 @@ class _Pool:
             scorer = self.scorers[i]
             if scorer.slow_answers >= MAX_SLOW_ANSWERS:
                 value = scorer.not_scored(text) if phase == "line" else None
+                if phase == "judge":
+                    value = (False, scorer.not_scored(text).reason)
             elif slow:
                 scorer.slow_answers += 1
             results.append(value)
@@ -227,14 +241,18 @@ class _Pool:
 
 
 def _score_items(scorers: Sequence[Scorer], phase: str, items) -> list[tuple[Any, bool]]:
-    """Score items with ``scorers``: ``(verdict, slow)`` per answer line, ``(doubt or None,
-    slow)`` per conclusion; ``slow`` tells whether the item exceeded the time limit."""
+    """Score items with ``scorers``: ``(verdict, slow)`` per answer line, ``((accept, reason),
+    slow)`` per pair judged, ``(doubt or None, slow)`` per conclusion; ``slow`` tells whether the
+    item exceeded the time limit."""
     out: list[tuple[Any, bool]] = []
     for i, key, text in items:
         scorer = scorers[i]
         before = scorer.slow_answers
         if phase == "line":
             value: Any = scorer.score_line(key, text)
+        elif phase == "judge":
+            verdict = scorer.score_line(key, text, certainty=False)
+            value = (verdict.accept, verdict.reason)
         else:
             value = scorer.conclusion_doubt(key, text)
         out.append((value, scorer.slow_answers > before))
@@ -304,14 +322,14 @@ class _Worker:
         except (BrokenPipeError, OSError):
             self._died()
 
-    def receive(self) -> tuple[list, int]:
+    def receive(self, phase: str) -> tuple[list, int]:
         try:
             status, *payload = _read(self.process.stdout)
         except (EOFError, OSError, ValueError, TypeError):
             self._died()
         if status == "ok":
             outcomes, peak = payload
-            if outcomes and isinstance(outcomes[0][0], tuple):  # answer lines: verdicts as tuples
+            if phase == "line":  # answer lines: verdicts as tuples
                 outcomes = [(Verdict(*value), slow) for value, slow in outcomes]
             return outcomes, peak
         kind, message = payload

@@ -14,10 +14,11 @@ others instead, and says so (``exhaustive`` is false).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..load.answer_line import find_answer_line
 from .rule import Example
 from .scoring import Scorer, Verdict, jsonable
 
@@ -92,42 +93,95 @@ class KeysCheck:
         return not self.failures and not self.unparsed
 
 
-def keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = None) -> KeysCheck:
-    """Run the keys check on ``keys`` (all keys of the rule's cell, duplicates allowed)."""
-    label = label or scorer.rule.answer_format.label
+#: Judges pairs of one rule: (key, answer line text) -> (accept, reason) for each, in order.
+Judge = Callable[[Sequence[tuple[str, str | None]]], list[tuple[bool, str]]]
+
+
+@dataclass
+class KeysCheckPlan:
+    """The keys check of one cell before any answer is scored: what to score, and what each
+    verdict must be. Planning and judging are apart so that the pairs of several rules can be
+    scored together, in worker processes (:func:`prove_rules` with ``jobs``)."""
+
+    result: KeysCheck
+    #: (key, answer line text) per verdict needed, in the order the failures are reported.
+    pairs: list[tuple[str, str | None]] = field(default_factory=list)
+    #: per pair: the other key given as the answer, or None for the key given as its own answer.
+    others: list[str | None] = field(default_factory=list)
+
+    def finish(self, outcomes: Sequence[tuple[bool, str]]) -> KeysCheck:
+        """The check's result, from the (accept, reason) of every pair."""
+        result = self.result
+        for (key, _line), other, (accept, reason) in zip(
+            self.pairs, self.others, outcomes, strict=True
+        ):
+            if other is None:
+                if not accept:
+                    result.failures.append(
+                        KeyFailure(key, key, "a key given as its own answer is rejected", reason)
+                    )
+            else:
+                result.pairs_checked += 1
+                if accept:
+                    result.failures.append(
+                        KeyFailure(key, other, "a different key given as the answer is accepted")
+                    )
+        return result
+
+
+def plan_keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = None) -> KeysCheckPlan:
+    """The pairs the keys check of ``keys`` (all keys of the rule's cell, duplicates allowed)
+    scores: each key as its own answer, and against the others with different ``[key]`` values."""
+    fmt = scorer.rule.answer_format
+    label = label or fmt.label
     all_keys = list(keys)
     distinct = sorted(set(all_keys))
-    result = KeysCheck(n_keys=len(all_keys), distinct=len(distinct))
+    plan = KeysCheckPlan(KeysCheck(n_keys=len(all_keys), distinct=len(distinct)))
     parsed = {}
     for text in distinct:
         key = scorer.parse_key(text)
         if key.node is None:
-            result.unparsed[text] = key.error
+            plan.result.unparsed[text] = key.error
         else:
             parsed[text] = key
     texts = list(parsed)
     per_key = len(texts) - 1
     if len(texts) * per_key > MAX_PAIRS:
-        result.exhaustive = False
+        plan.result.exhaustive = False
         per_key = max(1, MAX_PAIRS // len(texts))
+
+    def answer_line(answer: str) -> str | None:  # as Scorer.score finds it in "ANSWER: ..."
+        line = find_answer_line(f"{label} {answer}", fmt.label, fmt.which)
+        return None if line is None else line.text
+
     for position, text in enumerate(texts):
         key = parsed[text]
-        verdict = scorer.score(text, f"{label} {text}", certainty=False)
-        if not verdict.accept:
-            result.failures.append(
-                KeyFailure(text, text, "a key given as its own answer is rejected", verdict.reason)
-            )
+        plan.pairs.append((text, answer_line(text)))
+        plan.others.append(None)
         for other_text in _others(texts, position, per_key):
-            other = parsed[other_text]
-            if other.target == key.target:
+            if parsed[other_text].target == key.target:
                 continue
-            result.pairs_checked += 1
-            verdict = scorer.score(text, f"{label} {other_text}", certainty=False)
-            if verdict.accept:
-                result.failures.append(
-                    KeyFailure(text, other_text, "a different key given as the answer is accepted")
-                )
-    return result
+            plan.pairs.append((text, answer_line(other_text)))
+            plan.others.append(other_text)
+    return plan
+
+
+def judge_here(scorer: Scorer) -> Judge:
+    """Judging in this process: what ``scorer.score`` says of each pair, without certainty."""
+
+    def judge(pairs: Sequence[tuple[str, str | None]]) -> list[tuple[bool, str]]:
+        verdicts = (scorer.score_line(key, line, certainty=False) for key, line in pairs)
+        return [(v.accept, v.reason) for v in verdicts]
+
+    return judge
+
+
+def keys_check(
+    scorer: Scorer, keys: Iterable[str], label: str | None = None, judge: Judge | None = None
+) -> KeysCheck:
+    """Run the keys check on ``keys`` (all keys of the rule's cell, duplicates allowed)."""
+    plan = plan_keys_check(scorer, keys, label)
+    return plan.finish((judge or judge_here(scorer))(plan.pairs))
 
 
 def _others(texts: list[str], position: int, count: int) -> list[str]:
