@@ -72,19 +72,22 @@ class _StateMatcher:
         self.terminals = terminals
         self.summaries = [terminals.summary(name) for name in names]
         self.by_key: dict[str, Candidates] = {}
+        self.shared: dict[tuple[bool, ...], Candidates] = {}
 
     def candidates(self, key: str, is_word: bool) -> Candidates:
         if len(self.by_key) >= _MAX_REMEMBERED:
             self.by_key.clear()
-        admits = [
+        admits = tuple(
             summary.admits_word(key) if is_word else summary.admits_other(key)
             for summary in self.summaries
-        ]
-        found = tuple(
-            (name, self.terminals.regex(name))
-            for name, admitted in zip(self.names, admits, strict=True)
-            if admitted
         )
+        found = self.shared.get(admits)
+        if found is None:  # one tuple per distinct choice of terminals, shared by its words
+            found = self.shared[admits] = tuple(
+                (name, self.terminals.regex(name))
+                for name, admitted in zip(self.names, admits, strict=True)
+                if admitted
+            )
         self.by_key[key] = found
         return found
 
