@@ -169,7 +169,7 @@ def test_the_keys_check_is_the_same_judged_in_workers(workers_always: None) -> N
     """The keys check plans its pairs, then judges them: in this process or in workers, every
     pair gets the same (accept, reason), and a judge that accepts everything (or nothing) fails
     exactly the pairs it should."""
-    from keyaudit.engine.rule_language.rulecheck import judge_here, keys_check, plan_keys_check
+    from keyaudit.engine.rule_language.rulecheck import keys_check, plan_keys_check
 
     benchmark = load_benchmark(example_benchmark_dir())
     rules = [load_rule(resolve_rule_path(n)) for n in ("gauge_reading_l4", "laser_mirror")]
@@ -185,6 +185,7 @@ def test_the_keys_check_is_the_same_judged_in_workers(workers_always: None) -> N
         nothing = plan_keys_check(scorer, keys).finish([(False, "r")] * len(plan.pairs))
         assert len(nothing.failures) == everything.distinct - len(everything.unparsed)
         assert keys_check(scorer, keys).passed
-    here = [judge_here(scorers[i])([(key, line)])[0] for i, key, line in items]
+    verdicts = [scorers[i].score_line(key, line, certainty=False) for i, key, line in items]
+    here = [(v.accept, v.reason) for v in verdicts]
     assert batch.judge_many([Scorer(rule) for rule in rules], items, jobs=2) == here
     assert any(accept for accept, _ in here) and not all(accept for accept, _ in here)

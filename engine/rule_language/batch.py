@@ -226,9 +226,12 @@ class _Pool:
         for (i, _key, text), (value, slow) in zip(items, outcomes, strict=True):
             scorer = self.scorers[i]
             if scorer.slow_answers >= MAX_SLOW_ANSWERS:
-                value = scorer.not_scored(text) if phase == "line" else None
-                if phase == "judge":
+                if phase == "line":
+                    value = scorer.not_scored(text)
+                elif phase == "judge":
                     value = (False, scorer.not_scored(text).reason)
+                else:
+                    value = None
             elif slow:
                 scorer.slow_answers += 1
             results.append(value)

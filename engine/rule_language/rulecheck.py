@@ -14,11 +14,12 @@ others instead, and says so (``exhaustive`` is false).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..load.answer_line import find_answer_line
+from .batch import judge_many
 from .rule import Example
 from .scoring import Scorer, Verdict, jsonable
 
@@ -93,10 +94,6 @@ class KeysCheck:
         return not self.failures and not self.unparsed
 
 
-#: Judges pairs of one rule: (key, answer line text) -> (accept, reason) for each, in order.
-Judge = Callable[[Sequence[tuple[str, str | None]]], list[tuple[bool, str]]]
-
-
 @dataclass
 class KeysCheckPlan:
     """The keys check of one cell before any answer is scored: what to score, and what each
@@ -166,22 +163,11 @@ def plan_keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = Non
     return plan
 
 
-def judge_here(scorer: Scorer) -> Judge:
-    """Judging in this process: what ``scorer.score`` says of each pair, without certainty."""
-
-    def judge(pairs: Sequence[tuple[str, str | None]]) -> list[tuple[bool, str]]:
-        verdicts = (scorer.score_line(key, line, certainty=False) for key, line in pairs)
-        return [(v.accept, v.reason) for v in verdicts]
-
-    return judge
-
-
-def keys_check(
-    scorer: Scorer, keys: Iterable[str], label: str | None = None, judge: Judge | None = None
-) -> KeysCheck:
-    """Run the keys check on ``keys`` (all keys of the rule's cell, duplicates allowed)."""
+def keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = None) -> KeysCheck:
+    """Run the keys check on ``keys`` (all keys of the rule's cell, duplicates allowed), in this
+    process (:func:`~keyaudit.engine.audit.prove_rules` judges many rules' pairs at once)."""
     plan = plan_keys_check(scorer, keys, label)
-    return plan.finish((judge or judge_here(scorer))(plan.pairs))
+    return plan.finish(judge_many([scorer], [(0, key, line) for key, line in plan.pairs]))
 
 
 def _others(texts: list[str], position: int, count: int) -> list[str]:
