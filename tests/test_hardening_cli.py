@@ -245,10 +245,10 @@ def test_the_score_memo_holds_a_bounded_amount(monkeypatch: pytest.MonkeyPatch) 
     key = scorer.rule.examples[0].key
     for i in range(300):
         scorer.score(key, f"ANSWER: stable {i} " + "x" * 1_000_000)  # 1 MB answer lines
-    held = sum(len(answer) for _, answer in scorer._memo)
-    assert all(len(answer) <= MAX_ANSWER_CHARS for _, answer in scorer._memo)
+    held = sum(len(answer) for _, answer in scorer._memo.entries)
+    assert all(len(answer) <= MAX_ANSWER_CHARS for _, answer in scorer._memo.entries)
     assert held <= scoring._MEMO_CHARS
-    assert sum(len(t) for t in scorer._trees) <= scoring._TREE_CHARS
+    assert sum(len(t) for t in scorer._trees.entries) <= scoring._TREE_CHARS
 
 
 def test_review_out_is_checked_before_any_work(tmp_path: Path, run_cli, bench_copy: Path) -> None:

@@ -205,25 +205,46 @@ def clean_answer(text: str, fmt: AnswerFormat) -> str:
     return text[:MAX_ANSWER_CHARS]
 
 
+class _BoundedMemo:
+    """A memo of at most :data:`_MEMO_LIMIT` entries and ``max_chars`` characters of the texts
+    they were computed from; when either bound would be passed it starts over."""
+
+    __slots__ = ("entries", "chars", "max_chars")
+
+    def __init__(self, max_chars: int) -> None:
+        self.entries: dict[Any, Any] = {}
+        self.chars = 0
+        self.max_chars = max_chars
+
+    def get(self, key: Any) -> Any:
+        return self.entries.get(key)
+
+    def put(self, key: Any, value: Any, chars: int) -> None:
+        self.chars += chars
+        if len(self.entries) >= _MEMO_LIMIT or self.chars > self.max_chars:
+            self.entries.clear()
+            self.chars = chars
+        self.entries[key] = value
+
+
 class Scorer:
     """Scores answers with one rule; caches parsed keys (a cell has few distinct key strings)."""
 
     def __init__(self, rule: Rule) -> None:
         self.rule = rule
         self._keys: dict[str, ParsedKey] = {}
-        self._memo: dict[tuple[str, str], Verdict] = {}
-        self._memo_chars = 0
+        #: Verdicts by (key, answer text).
+        self._memo = _BoundedMemo(_MEMO_CHARS)
         #: Parsed answer trees by cleaned text: one answer line is parsed once, whatever its key
-        #: (trees and their attributes do not depend on the key; claims are read per key).
-        self._trees: dict[str, Node] = {}
-        self._tree_chars = 0
-        self._claims: dict[tuple[int, Any], tuple[Node, ClaimSet]] = {}
-        self._claims_chars = 0
+        #: (trees and their attributes do not depend on the key).
+        self._trees = _BoundedMemo(_TREE_CHARS)
+        #: Claims by (id of the tree, claims target), with the tree they were read from.
+        self._claims = _BoundedMemo(_TREE_CHARS)
         #: Answers that exceeded the time limit so far (see answer_limits.MAX_SLOW_ANSWERS).
         self.slow_answers = 0
         self._words: frozenset[str] | None = None
-        self._doubts: dict[tuple[str, str, bool], tuple[str, ...]] = {}
-        self._doubt_chars = 0
+        #: Certainty reasons by (key, cleaned text, whether a misreading would matter).
+        self._doubts = _BoundedMemo(_MEMO_CHARS)
         #: The environment of the last answer scored, reused by its certainty check.
         self._last_env: tuple[str, str, dict[str, Any]] | None = None
         self._last_clean: tuple[str, str] | None = None
@@ -340,11 +361,7 @@ class Scorer:
                 except GrammarParseError:
                     tree = None
                 doubts = () if tree is None else tuple(self._tree_doubts(parsed_key, tree, doubtful))
-                self._doubt_chars += len(text)
-                if len(self._doubts) >= _MEMO_LIMIT or self._doubt_chars > _MEMO_CHARS:
-                    self._doubts.clear()
-                    self._doubt_chars = len(text)
-                self._doubts[memo_key] = doubts
+                self._doubts.put(memo_key, doubts, len(text))
             reasons += doubts
         return tuple(dict.fromkeys(reasons))
 
@@ -424,11 +441,7 @@ class Scorer:
         verdict = self._memo.get(memo_key)
         if verdict is None:
             verdict = self._score_bounded(key, raw_answer)
-            self._memo_chars += len(raw_answer)
-            if len(self._memo) >= _MEMO_LIMIT or self._memo_chars > _MEMO_CHARS:
-                self._memo.clear()
-                self._memo_chars = len(raw_answer)
-            self._memo[memo_key] = verdict
+            self._memo.put(memo_key, verdict, len(raw_answer))
         return verdict
 
     def _score_bounded(self, key: str, raw_answer: str) -> Verdict:
@@ -502,11 +515,7 @@ class Scorer:
         tree = self._trees.get(text)
         if tree is None:
             tree = self.rule.answer_grammar.parse(text, self._hook)
-            self._tree_chars += len(text)
-            if len(self._trees) >= _MEMO_LIMIT or self._tree_chars > _TREE_CHARS:
-                self._trees.clear()
-                self._tree_chars = len(text)
-            self._trees[text] = tree
+            self._trees.put(text, tree, len(text))
         return tree
 
     def explain(self, key: str, raw_answer: str) -> tuple[Verdict, ClaimSet | None]:
@@ -519,7 +528,7 @@ class Scorer:
         try:
             with time_limit(ANSWER_SECONDS, "reading this answer's claims"):
                 answer = self._parse_answer(text)
-                return verdict, read_claims(answer, self.rule.claims, parsed_key.claims_target)
+                return verdict, self._claims_of(answer, parsed_key.claims_target)
         except (GrammarParseError, ExpressionError, TimeLimitExceeded, RecursionError):
             return verdict, None
 
@@ -583,11 +592,7 @@ class Scorer:
         if hit is not None and hit[0] is answer:
             return hit[1]
         claims = read_claims(answer, spec, target)
-        self._claims_chars += len(answer.source)
-        if len(self._claims) >= _MEMO_LIMIT or self._claims_chars > _TREE_CHARS:
-            self._claims.clear()
-            self._claims_chars = len(answer.source)
-        self._claims[memo_key] = (answer, claims)
+        self._claims.put(memo_key, (answer, claims), len(answer.source))
         return claims
 
     def _empty_values(self) -> dict[str, Any]:
