@@ -18,7 +18,7 @@ import contextlib
 import errno
 import hashlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -248,16 +248,6 @@ class _ImportLoader:
 _import_loader = _ImportLoader
 
 
-class _EveryKind:
-    """The kinds a hook without a ``kinds`` attribute serves: all of them."""
-
-    def __contains__(self, kind: object) -> bool:
-        return True
-
-
-_EVERY_KIND = _EveryKind()
-
-
 class _NodeFactory:
     """Lark's ``tree_class``: builds keyaudit nodes; a stable ``repr`` keeps Lark's cache valid."""
 
@@ -294,7 +284,7 @@ class CompiledGrammar:
         # Lark builds our nodes directly (no intermediate Tree), which roughly halves parse time.
         self._source = ""
         self._hook: AttributeHook | None = None
-        self._hook_kinds: frozenset[str] | _EveryKind = _EVERY_KIND
+        self._hook_kinds: Collection[str] | None = None
         self._converted: dict[int, tuple[list, int]] = {}
         self._fast: FastParser | None = None
         text = read_grammar(path)
@@ -379,12 +369,19 @@ class CompiledGrammar:
         pieces.append(node.source[cursor : node.end])
         return "".join(pieces), slots
 
-    def parse(self, text: str, hook: AttributeHook | None = None) -> Node:
-        """Parse ``text`` into a :class:`Node` tree or raise :class:`GrammarParseError`."""
+    def parse(
+        self,
+        text: str,
+        hook: AttributeHook | None = None,
+        hook_kinds: Collection[str] | None = None,
+    ) -> Node:
+        """Parse ``text`` into a :class:`Node` tree or raise :class:`GrammarParseError`.
+
+        ``hook`` computes derived attributes; only nodes of ``hook_kinds`` (None: every kind)
+        get it, the others answer their fields without asking.
+        """
         try:
-            self._source, self._hook = text, hook
-            # A hook may say which node kinds have attributes (``kinds``); the others skip it.
-            self._hook_kinds = getattr(hook, "kinds", _EVERY_KIND)
+            self._source, self._hook, self._hook_kinds = text, hook, hook_kinds
             recovery = None
             tree = self._parse_without_errors(text)
             if tree is None:
@@ -405,7 +402,7 @@ class CompiledGrammar:
         except LarkError as error:  # pragma: no cover - defensive: any other Lark failure
             raise GrammarParseError(text, 0, [], str(error)) from None
         finally:
-            self._source, self._hook = "", None
+            self._source, self._hook, self._hook_kinds = "", None, None
             self._converted.clear()
         if isinstance(tree, (Token, Leaf)):  # a grammar whose start rule is a single terminal
             leaf = _leaf(tree) if isinstance(tree, Token) else tree
@@ -449,8 +446,8 @@ class CompiledGrammar:
             self._converted[id(children)] = (children, len(children))
         start = children[0].start if children else 0
         end = children[-1].end if children else start
-        hook = self._hook
-        if hook is not None and kind not in self._hook_kinds:
+        hook, kinds = self._hook, self._hook_kinds
+        if hook is not None and kinds is not None and kind not in kinds:
             hook = None  # no derived attribute for this kind: field() need not ask
         return Node(str(kind), children, self._source, start, end, hook)
 

@@ -269,9 +269,9 @@ class Scorer:
             finally:
                 in_progress.discard(token)
 
-        #: Only nodes of kinds with derived attributes need the hook (see Node.field).
-        hook.kinds = frozenset(attributes)  # type: ignore[attr-defined]
         self._hook = hook if attributes else None
+        #: Only nodes of kinds with derived attributes need the hook (see Node.field).
+        self._hook_kinds = frozenset(attributes)
 
     def parse_key(self, key: str) -> ParsedKey:
         """Parse ``key`` (cached); a key that matches no template has ``node=None`` and an error."""
@@ -290,7 +290,7 @@ class Scorer:
     def _parse_key(self, key: str) -> ParsedKey:
         try:
             with time_limit(ANSWER_SECONDS, "parsing this key"):
-                node = self.rule.key_grammar.parse(key, self._hook)
+                node = self.rule.key_grammar.parse(key, self._hook, self._hook_kinds)
         except GrammarParseError as error:
             return ParsedKey(key, None, {}, error=str(error))
         except TimeLimitExceeded as error:
@@ -514,7 +514,7 @@ class Scorer:
         """The answer grammar's tree for a cleaned answer text, parsed once per distinct text."""
         tree = self._trees.get(text)
         if tree is None:
-            tree = self.rule.answer_grammar.parse(text, self._hook)
+            tree = self.rule.answer_grammar.parse(text, self._hook, self._hook_kinds)
             self._trees.put(text, tree, len(text))
         return tree
 
