@@ -177,10 +177,10 @@ class _Compiler:
     # Its total size (elements that are themselves big lists) is checked when it is read.
 
     def c_list(self, tree: Tree, local: Locals) -> Evaluator:
-        items = [self.compile(child, local) for child in tree.children]
         found, value = self.literal(tree)
         if found:  # ['below', 'under']: built once (values are never changed in place)
             return lambda env: list(value)
+        items = [self.compile(child, local) for child in tree.children]
         return lambda env: [item(env) for item in items]
 
     def literal(self, tree: Tree) -> tuple[bool, Any]:
@@ -203,10 +203,10 @@ class _Compiler:
         return False, None
 
     def c_tuple(self, tree: Tree, local: Locals) -> Evaluator:
-        items = [self.compile(child, local) for child in tree.children]
         found, value = self.literal(tree)
         if found:
             return lambda env: value
+        items = [self.compile(child, local) for child in tree.children]
         if len(items) == 2:
             first, second = items
             return lambda env: (first(env), second(env))

@@ -41,7 +41,7 @@ class _StateLexer:
 class FastParser:
     """Parses a text with ``lark``'s LALR tables, or raises :class:`Unparsed`."""
 
-    def __init__(self, lark: Lark, lexers: dict[Any, Any], parser: Any, start: str) -> None:
+    def __init__(self, lexers: dict[Any, Any], parser: Any, start: str) -> None:
         table = parser.parse_table
         self.states = table.states
         self.start_state = table.start_states[start]
@@ -118,4 +118,4 @@ def fast_parser(lark: Lark) -> FastParser | None:
         return None
     if any(isinstance(name, str) for name in parser.callbacks):
         return None
-    return FastParser(lark, lexers, parser, starts[0])
+    return FastParser(lexers, parser, starts[0])

@@ -16,7 +16,6 @@ lexers to identical tokens on every bundled grammar and every labelled answer.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from lark import Lark
@@ -127,21 +126,13 @@ def install_word_dispatch(lark: Lark) -> None:
         return
     terminals = _Terminals(lark)
     for basic in {id(b): b for b in states.values()}.values():
-        basic.match = _first_use(basic, terminals)
+        basic.match = _Unbuilt(basic, terminals)
 
 
 def state_matcher(basic: Any) -> _StateMatcher:
     """The word-dispatching matcher of one state lexer (made now if it was not used yet)."""
     match = basic.match
-    if not isinstance(match, _StateMatcher):
-        match(_EmptyText(), 0)  # the first use builds and installs it
-        match = basic.match
-    return match
-
-
-class _EmptyText:
-    text = ""
-    end = 0
+    return match if isinstance(match, _StateMatcher) else match.build()
 
 
 def _scanned_terminals(basic: Any) -> list:
@@ -157,11 +148,17 @@ def _scanned_terminals(basic: Any) -> list:
     return list(scanned)
 
 
-def _first_use(basic: Any, terminals: _Terminals) -> Callable[[Any, int], Any]:
-    def match(text: Any, pos: int) -> tuple[str, str] | None:
-        names = [t.name for t in _scanned_terminals(basic)]
-        matcher = _StateMatcher(names, terminals)
-        basic.match = matcher
-        return matcher(text, pos) if pos < text.end else None
+class _Unbuilt:
+    """A state lexer's ``match`` until its first use, which builds and installs the matcher."""
 
-    return match
+    def __init__(self, basic: Any, terminals: _Terminals) -> None:
+        self.basic, self.terminals = basic, terminals
+
+    def build(self) -> _StateMatcher:
+        names = [t.name for t in _scanned_terminals(self.basic)]
+        matcher = _StateMatcher(names, self.terminals)
+        self.basic.match = matcher
+        return matcher
+
+    def __call__(self, text: Any, pos: int) -> tuple[str, str] | None:
+        return self.build()(text, pos)
