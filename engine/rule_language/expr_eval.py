@@ -55,8 +55,9 @@ __all__ = [
     "type_name",
 ]
 
+from .expr_codegen import build as build_fast
 from .expr_functions import FUNCTIONS, Function, function_reference
-from .expr_limits import MAX_INT, MAX_STEPS, MIN_INT, Budget
+from .expr_limits import MAX_INT, MIN_INT, Budget, budgeted
 from .expr_values import (
     _BINARY,
     _COMPARISONS,
@@ -88,6 +89,8 @@ class Compiled:
     #: functions that read a bounded amount does).
     needs_budget: bool
     budget: Budget
+    #: The closures alone (budgeted): what ``evaluate`` falls back on, and the tests' reference.
+    reference: Evaluator
 
 
 #: The comprehension variables visible at a point of the tree, each with the one-element list
@@ -641,25 +644,28 @@ def _suggest(name: str, candidates: Iterable[str]) -> str:
 
 
 def compile_tree(tree: Tree, names: Collection[str], origin: Origin) -> Compiled:
-    """Check ``tree`` against the bound ``names`` and compile it to a closure."""
+    """Check ``tree`` against the bound ``names`` and compile it to closures, plus the generated
+    function that runs the same expression faster (:mod:`.expr_codegen`), where it has one."""
     compiler = _Compiler(names, origin)
     try:
         evaluate = compiler.compile(tree, {})
     except RecursionError:
         raise fail(origin, None, None, "expression nests too deeply") from None
-    return Compiled(evaluate, frozenset(compiler.free), compiler.needs_budget, compiler.budget)
+    budget = compiler.budget if compiler.needs_budget else None
+    fast = build_fast(tree, compiler.literal, evaluate, budget)
+    if fast is not None:
+        reference = fast.reference
+    elif budget is not None:
 
+        def reference(env: Scope) -> Any:
+            return budgeted(evaluate, env, compiler.budget)
 
-def budgeted(evaluate: Evaluator, env: Scope, budget: Budget) -> Any:
-    """Run ``evaluate(env)`` with ``budget`` full (the closures of one compiled expression share
-    one :class:`Budget`); an evaluation of the same expression inside it (a derived attribute
-    read again on another node) gets a full budget too, and the outer one's is restored after."""
-    saved = budget.left, budget._sizes
-    budget.left, budget._sizes = MAX_STEPS, None
-    try:
-        return evaluate(env)
-    finally:
-        budget.left, budget._sizes = saved
+    else:
+        reference = evaluate
+    return Compiled(
+        reference if fast is None else fast, frozenset(compiler.free), compiler.needs_budget,
+        compiler.budget, reference,
+    )
 
 
 def new_scope(env: Any) -> Scope:

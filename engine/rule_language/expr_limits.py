@@ -28,6 +28,7 @@ time, so the verdict is the same on every machine.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ExpressionError
@@ -162,3 +163,15 @@ class Budget:
 def log2_factor(n: int) -> int:
     """Comparisons per element of a sort of ``n`` elements."""
     return max(1, math.ceil(math.log2(n + 1)))
+
+
+def budgeted(evaluate: Callable[[Any], Any], env: Any, budget: Budget) -> Any:
+    """Run ``evaluate(env)`` with ``budget`` full (the closures of one compiled expression share
+    one :class:`Budget`); an evaluation of the same expression inside it (a derived attribute
+    read again on another node) gets a full budget too, and the outer one's is restored after."""
+    saved = budget.left, budget._sizes
+    budget.left, budget._sizes = MAX_STEPS, None
+    try:
+        return evaluate(env)
+    finally:
+        budget.left, budget._sizes = saved
