@@ -8,7 +8,14 @@ import pytest
 
 from keyaudit.engine.load import benchmark as benchmark_module
 from keyaudit.engine.load import jsondoc, jsonl, keycache, timelimit, tomlfile
-from keyaudit.engine.rule_language import answer_limits, expr_limits, grammar, parser_cache, scoring
+from keyaudit.engine.rule_language import (
+    answer_limits,
+    expr_codegen,
+    expr_limits,
+    grammar,
+    parser_cache,
+    scoring,
+)
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 SECTION = README[README.index("## Security and limits") : README.index("## Statistics")]
@@ -42,6 +49,9 @@ LIMITS = {
     "size": expr_limits.MAX_SIZE,
     "depth": expr_limits.MAX_DEPTH,
     "round digits": expr_limits.MAX_ROUND_DIGITS,
+    "generated nesting": expr_codegen.MAX_INDENT,
+    "generated comprehensions": expr_codegen.MAX_LOOPS,
+    "generated nodes": expr_codegen.MAX_NODES,
     "memo verdicts": scoring._MEMO_LIMIT,
     "memo characters": scoring._MEMO_CHARS,
     "trees": scoring._TREE_CHARS,

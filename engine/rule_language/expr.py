@@ -10,7 +10,8 @@ tuples, lists), bound names, ``x.field``, ``x[i]``, ``x[i:j]``, ``+ - * /``, com
 ``in``/``not in``, ``and or not``, ``a if c else b``, ``[e for x in xs if c]`` and calls to the
 functions of :data:`FUNCTIONS` (reference: :func:`function_reference`). Parsing is
 :mod:`.expr_parse` (Lark, LALR); meaning, functions and the closure compiler are
-:mod:`.expr_eval`, whose docstring states the null semantics rule authors rely on.
+:mod:`.expr_eval`, whose docstring states the null semantics rule authors rely on; the generated
+fast path that runs the same expression, with the closures as its fallback, is :mod:`.expr_codegen`.
 
 Rule files are data: nothing in an expression can import, call Python, or reach an attribute of a
 Python object. Names starting with ``_`` (``x.__class__``) are rejected when the rule is compiled,
