@@ -55,9 +55,13 @@ class _Recorder:
         self.evaluations = 0
         self.fallbacks: Counter[str] = Counter()
         self.differences: list[str] = []
+        self.closures_only = 0
 
     def __call__(self, evaluator: FastEvaluator, env: Any) -> Any:
         self.evaluations += 1
+        if not evaluator.build():  # at once, not on the expression's 16th evaluation
+            self.closures_only += 1
+            return evaluator.reference(env)
         fast_budget = type(evaluator.budget)()
         try:
             fast_value = evaluator.fast(env, fast_budget)
@@ -100,6 +104,7 @@ def test_every_expression_of_a_rule_agrees_with_the_closures_on_its_labelled_ans
     for key, response in cases:
         scorer.score(key, response)
     assert recorder.differences == []
+    assert recorder.closures_only == 0
     assert recorder.evaluations > 2 * len(cases)
     # The fast path is the path: it gives up (and the closures answer) on a few odd answers only.
     assert sum(recorder.fallbacks.values()) <= recorder.evaluations // 200, recorder.fallbacks
@@ -119,7 +124,7 @@ def _expressions_of(name: str) -> list[Any]:
 def test_every_expression_of_a_bundled_rule_has_a_fast_path(name: str) -> None:
     expressions = _expressions_of(name)
     assert expressions
-    assert all(isinstance(e._evaluate, FastEvaluator) for e in expressions)
+    assert all(e._evaluate.build() for e in expressions)
 
 
 # --------------------------------------------------------------------------- the source is ours
@@ -147,6 +152,7 @@ def _check_tokens(source: str) -> None:
 @pytest.mark.parametrize("name", RULES)
 def test_generated_sources_hold_only_the_generators_vocabulary(name: str) -> None:
     for expression in _expressions_of(name):
+        assert expression._evaluate.build()
         _check_tokens(expression._evaluate.source)
 
 
@@ -156,6 +162,7 @@ def test_strings_names_and_fields_of_the_rule_never_reach_the_source() -> None:
         f"[x.evil for x in items if x.name == {json.dumps(hostile)}] + [{json.dumps(hostile)}, 1e999]",
         names={"items"},
     )
+    assert expression._evaluate.build()
     source = expression._evaluate.source
     _check_tokens(source)
     assert "import" not in source and "evil" not in source and "items" not in source
@@ -206,6 +213,7 @@ def test_random_expressions_give_the_closures_values_and_errors() -> None:
             "xs": rng.choice([[1, 2, 3], ["ab", "x"], [], None, [[1], [2]], ("x", "y")]),
             "n": SimpleNode("item", "word 12", fields={"word": "hello", "count": 3}),
         }
+        expression._evaluate.build()
         try:
             expected = expression.evaluate_by_closures(env)
         except Exception as error:  # noqa: BLE001 - an error must be the same error either way
@@ -215,7 +223,7 @@ def test_random_expressions_give_the_closures_values_and_errors() -> None:
             outcomes["error"] += 1
             continue
         assert _same(expression.evaluate(env), expected), source
-        if isinstance(expression._evaluate, FastEvaluator):
+        if expression._evaluate.build():
             recorder(expression._evaluate, env)
             outcomes["fast"] += 1
     assert recorder.differences == []
@@ -224,19 +232,31 @@ def test_random_expressions_give_the_closures_values_and_errors() -> None:
 
 def test_a_tree_too_deep_for_a_generated_function_runs_on_the_closures() -> None:
     deep = compile_expression("a and (" * 70 + "a" + ")" * 70, names={"a"})
-    assert not isinstance(deep._evaluate, FastEvaluator)
+    assert not deep._evaluate.build()
     assert deep.evaluate({"a": 1}) == 1
     loops = compile_expression("[" * 18 + "x" + " for x in xs]" * 18, names={"xs"})
-    assert not isinstance(loops._evaluate, FastEvaluator)
+    assert not loops._evaluate.build()
     assert loops.evaluate({"xs": [7]}) == loops.evaluate_by_closures({"xs": [7]})
     shallower = compile_expression("[" * 15 + "x" + " for x in xs]" * 15, names={"xs"})
-    assert isinstance(shallower._evaluate, FastEvaluator)
+    assert shallower._evaluate.build()
     assert shallower.evaluate({"xs": [7]}) == shallower.evaluate_by_closures({"xs": [7]})
+    huge = compile_expression(" + ".join(f"len([x for x in xs if x == {i}])" for i in range(200)),
+                              names={"xs"})
+    assert not huge._evaluate.build()
+    assert huge.evaluate({"xs": [3, 3]}) == 2
+
+
+def test_the_fast_function_is_generated_on_the_sixteenth_evaluation() -> None:
+    expression = compile_expression("[x + 1 for x in xs]", names={"xs"})
+    evaluator = expression._evaluate
+    for count in range(1, 20):
+        assert expression.evaluate({"xs": [count]}) == [count + 1]
+        assert (evaluator.fast is not None) == (count >= expr_codegen.WARM_CALLS), count
 
 
 def test_an_evaluation_over_its_budget_fails_as_the_closures_fail() -> None:
     expression = compile_expression("[[a + b for a in xs] for b in xs]", names={"xs"})
-    assert isinstance(expression._evaluate, FastEvaluator)
+    assert expression._evaluate.build()
     big = list(range(2000))
     with pytest.raises(Exception) as fast:
         expression.evaluate({"xs": big})

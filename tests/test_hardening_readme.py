@@ -52,6 +52,7 @@ LIMITS = {
     "generated nesting": expr_codegen.MAX_INDENT,
     "generated comprehensions": expr_codegen.MAX_LOOPS,
     "generated nodes": expr_codegen.MAX_NODES,
+    "generated on": expr_codegen.WARM_CALLS,
     "memo verdicts": scoring._MEMO_LIMIT,
     "memo characters": scoring._MEMO_CHARS,
     "trees": scoring._TREE_CHARS,

@@ -36,13 +36,16 @@ from .expr_functions import FUNCTIONS, _reads_items
 from .expr_limits import MAX_CHARS, MAX_ITEMS, MAX_STEPS, Budget, LimitError, budgeted
 from .expr_values import _BINARY, _COMPARISONS, _index, _negate, _sequence, _slice
 
-__all__ = ["FastEvaluator", "generate"]
+__all__ = ["FastEvaluator", "compile_fast", "generate"]
 
 #: Python's parser allows 100 levels of indentation and 20 nested loops; stay well inside.
 MAX_INDENT = 60
 MAX_LOOPS = 16
-#: A tree larger than this many nodes keeps the closures (the generated function would be huge).
-MAX_NODES = 4_000
+#: A tree larger than this many nodes keeps the closures (the generated function would be huge;
+#: the largest bundled expression has under 100).
+MAX_NODES = 1_000
+#: The evaluation of an expression on which its fast function is generated.
+WARM_CALLS = 16
 
 _SEQUENCES = (list, tuple, str)
 
@@ -512,30 +515,55 @@ def generate(tree: Tree, literal: Callable[[Tree], tuple[bool, Any]]) -> tuple[s
 
 
 class FastEvaluator:
-    """An expression's generated function, with its closures as the fallback and reference."""
+    """An expression's generated function, with its closures as the fallback and reference.
 
-    __slots__ = ("fast", "closures", "closure_budget", "budget", "source")
+    The function is generated on the expression's :data:`WARM_CALLS`-th evaluation, not when the
+    rule is loaded: generating and compiling costs about twice what the closures cost to build,
+    which only pays where an expression runs many times (and a rule file full of huge expressions
+    that never run costs no more to load than before)."""
 
-    def __init__(self, fast: Callable[[Any, Budget], Any], closures: Callable[[Any], Any],
-                 closure_budget: Budget | None, source: str) -> None:
-        self.fast = fast
+    __slots__ = ("fast", "closures", "closure_budget", "budget", "source", "_tree", "_literal",
+                 "_calls")
+
+    def __init__(self, tree: Tree, literal: Callable[[Tree], tuple[bool, Any]],
+                 closures: Callable[[Any], Any], closure_budget: Budget | None) -> None:
+        #: The generated function, once built (None before, and for good when it has none).
+        self.fast: Callable[[Any, Budget], Any] | None = None
+        self.source = ""
         #: The closures and the budget they charge (None: they charge none of their own).
         self.closures = closures
         self.closure_budget = closure_budget
         self.budget = Budget()
-        self.source = source
+        self._tree: Tree | None = tree
+        self._literal = literal
+        self._calls = 0
 
     def __call__(self, env: Any) -> Any:
+        fast = self.fast
+        if fast is None:
+            self._calls += 1
+            if self._calls != WARM_CALLS or not self.build():
+                return self.reference(env)
+            fast = self.fast
         budget = self.budget
         saved = budget.left, budget._sizes  # an evaluation of the same expression inside it
         budget.left, budget._sizes = MAX_STEPS, None
         try:
-            return self.fast(env, budget)
+            return fast(env, budget)
         except Exception:  # noqa: BLE001 - any failure: the closures say what it is
             pass
         finally:
             budget.left, budget._sizes = saved
         return self.reference(env)
+
+    def build(self) -> bool:
+        """Generate and compile the fast function now (once); False when the tree has none."""
+        if self.fast is None and self._tree is not None:
+            built = compile_fast(self._tree, self._literal)
+            self._tree = None  # tried once, whatever the outcome
+            if built is not None:
+                self.fast, self.source = built
+        return self.fast is not None
 
     def reference(self, env: Any) -> Any:
         """The closures' value (or their located error), without the fast path."""
@@ -557,9 +585,9 @@ class FastEvaluator:
             budget.left, budget._sizes = saved
 
 
-def build(tree: Tree, literal: Callable[[Tree], tuple[bool, Any]], closures: Callable[[Any], Any],
-          closure_budget: Budget | None) -> FastEvaluator | None:
-    """Generate, compile and wrap the fast function of ``tree``; ``None`` if it has none."""
+def compile_fast(tree: Tree, literal: Callable[[Tree], tuple[bool, Any]]
+                 ) -> tuple[Callable[[Any, Budget], Any], str] | None:
+    """The compiled fast function of ``tree`` and its source; ``None`` if it has none."""
     generated = generate(tree, literal)
     if generated is None:
         return None
@@ -572,4 +600,4 @@ def build(tree: Tree, literal: Callable[[Tree], tuple[bool, Any]], closures: Cal
         exec(code, namespace)  # noqa: S102 - source made of this module's templates (docstring)
     except (SyntaxError, SyntaxWarning, RecursionError, MemoryError, ValueError):
         return None
-    return FastEvaluator(namespace["_fast"], closures, closure_budget, source)
+    return namespace["_fast"], source

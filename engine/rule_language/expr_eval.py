@@ -50,14 +50,13 @@ __all__ = [
     "Compiled",
     "compile_tree",
     "function_reference",
-    "budgeted",
     "new_scope",
     "type_name",
 ]
 
-from .expr_codegen import build as build_fast
+from .expr_codegen import FastEvaluator
 from .expr_functions import FUNCTIONS, Function, function_reference
-from .expr_limits import MAX_INT, MIN_INT, Budget, budgeted
+from .expr_limits import MAX_INT, MIN_INT, Budget
 from .expr_values import (
     _BINARY,
     _COMPARISONS,
@@ -651,20 +650,11 @@ def compile_tree(tree: Tree, names: Collection[str], origin: Origin) -> Compiled
         evaluate = compiler.compile(tree, {})
     except RecursionError:
         raise fail(origin, None, None, "expression nests too deeply") from None
-    budget = compiler.budget if compiler.needs_budget else None
-    fast = build_fast(tree, compiler.literal, evaluate, budget)
-    if fast is not None:
-        reference = fast.reference
-    elif budget is not None:
-
-        def reference(env: Scope) -> Any:
-            return budgeted(evaluate, env, compiler.budget)
-
-    else:
-        reference = evaluate
+    fast = FastEvaluator(
+        tree, compiler.literal, evaluate, compiler.budget if compiler.needs_budget else None
+    )
     return Compiled(
-        reference if fast is None else fast, frozenset(compiler.free), compiler.needs_budget,
-        compiler.budget, reference,
+        fast, frozenset(compiler.free), compiler.needs_budget, compiler.budget, fast.reference
     )
 
 
