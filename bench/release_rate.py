@@ -4,13 +4,15 @@
 
 Reads ``{rule: {"stored": [[key, response], ...], "unique": [...]}}`` and prints
 ``{rule: {"stored": rate, "unique": rate}}`` (responses/s, best of 5 passes, a fresh scorer per
-pass) as JSON. It imports the scorer from the package layout of either release: the stage rooms
+pass) as JSON; a release whose verdicts carry certainty (which the early releases did not judge)
+also gives ``"unique_without_certainty"``, the same work as those releases. It imports the scorer from the package layout of either release: the stage rooms
 (``engine.rule_language``, ``engine.load``) or the flat ``engine`` package before them, so the
 same script times the current checkout and an earlier release installed elsewhere.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 import time
@@ -27,11 +29,11 @@ except ImportError:  # a release before the stage rooms
 PASSES = 5
 
 
-def rate(rule: object, items: list[list[str]]) -> float:
+def rate(rule: object, items: list[list[str]], **options: bool) -> float:
     def run() -> None:
         scorer = Scorer(rule)
         for key, response in items:
-            scorer.score(key, response)
+            scorer.score(key, response, **options)
 
     run()  # warm: parser built, caches loaded
     best = 0.0
@@ -49,6 +51,8 @@ def main() -> None:
     for name, sets in inputs.items():
         rule = load_rule(resolve_rule_path(name))
         rates[name] = {which: rate(rule, items) for which, items in sets.items()}
+        if "certainty" in inspect.signature(Scorer.score).parameters:
+            rates[name]["unique_without_certainty"] = rate(rule, sets["unique"], certainty=False)
     print(json.dumps(rates))
 
 

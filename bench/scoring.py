@@ -231,16 +231,24 @@ def main() -> None:
             f"{args.rounds} times, best per side:",
             "",
             "| rule | responses | this /s (stored) | release /s (stored) | ratio | this /s (unique) "
-            "| release /s (unique) | ratio |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| release /s (unique) | ratio | this without certainty /s (unique) | ratio |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for name in current:
             a, b = current[name], old[name]
+            bare = a.get("unique_without_certainty")
             lines.append(
                 f"| {name} | {len(inputs[name]['stored']):,} | {a['stored']:,.0f} | {b['stored']:,.0f} "
                 f"| {a['stored'] / b['stored']:.2f} | {a['unique']:,.0f} | {b['unique']:,.0f} "
-                f"| {a['unique'] / b['unique']:.2f} |"
+                f"| {a['unique'] / b['unique']:.2f} | "
+                + (f"{bare:,.0f} | {bare / b['unique']:.2f} |" if bare else "— | — |")
             )
+        lines += [
+            "",
+            "*without certainty*: the same work as the release, which judged no certainty (each "
+            "verdict's signs of a misreading: unplaced words, the response's conclusion read as an "
+            "answer for a rejection for something missing).",
+        ]
     report = "\n".join(lines) + "\n"
     RESULTS.write_text(report, encoding="utf-8")
     print(report)
