@@ -78,7 +78,11 @@ class FirstWords:
     steps: int = 0
 
     def admits_word(self, word: str) -> bool:
-        return self.any_word or word in self.exact or word.startswith(tuple(self.prefixes))
+        return (
+            self.any_word
+            or word in self.exact
+            or (bool(self.prefixes) and word.startswith(tuple(self.prefixes)))
+        )
 
     def admits_other(self, character: str) -> bool:
         return (
