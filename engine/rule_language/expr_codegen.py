@@ -3,15 +3,16 @@
 Why: the closure compiler (:mod:`.expr_eval`) turns every operation into a Python call, and every
 charge to the budget into another; a rule with thirty ``[[let]]``s spends most of its time in those
 calls (gauge_reading's value tiers: ~140 µs per answer). Here the same checked tree becomes the
-statements of one Python function, with the frequent operations written inline, which runs the
-same lets several times faster.
+statements of one Python function, with the frequent operations written inline: gauge_reading's
+lets take ~90 µs per answer instead of ~140 (attribute evaluation and tree walks included; the
+evaluation alone is two to three times faster).
 
 **Safety.** The generated source is made of this module's templates only: no character of the rule
 file reaches it. Constants (numbers, strings, literal lists), bound names and field names are passed
 in tuples and read by index (``_K[3]``, ``_N[0]``), and so are the functions of
 :data:`~.expr_functions.FUNCTIONS` it calls; the function runs with empty builtins in a namespace of the
-helpers below. ``tests/test_expr_codegen.py`` tokenizes every function generated for the bundled
-rules and for the expression tests and checks every token against that vocabulary.
+helpers below. ``tests/test_expr_codegen.py`` tokenizes the function of every expression of the
+bundled rules (and of a hostile one) and checks every token against that vocabulary.
 
 **Semantics.** Where the fast function returns, its value is the closures' value: every operation
 does what the closure does, charges the budget at least as much and checks the same bounds. Any
