@@ -63,7 +63,6 @@ HELPERS: dict[str, Any] = {
     "_type": type,
     "_size": len,
     "_min": min,
-    "_newlist": list,
     "_Node": Node,
     "_str": str,
     "_list": list,
@@ -149,11 +148,6 @@ class _Generator:
         self.names.append(text)
         return f"_N[{len(self.names) - 1}]"
 
-    def function(self, value: Any) -> str:
-        """A function of the table (or its cost), passed like a constant."""
-        self.constants.append(value)
-        return f"_K[{len(self.constants) - 1}]"
-
     def deduct(self, amount: str, prefix: str = "") -> None:
         """``B.left -= amount``, with an amount that charges the budget itself (a cost function,
         ``B.reading``) computed first: ``B.left -= f(B)`` would read ``B.left`` before ``f``
@@ -206,7 +200,7 @@ class _Generator:
     def g_list(self, tree: Tree, local: dict[str, str]) -> str:
         found, value = self.literal(tree)
         if found:  # a fresh copy, as the closure gives
-            return self.assign(f"_newlist({self.constant(value)})")
+            return self.assign(f"_list({self.constant(value)})")
         items = [self.generate(child, local) for child in tree.children]
         return self.assign("[" + ", ".join(items) + "]")
 
@@ -295,7 +289,7 @@ class _Generator:
         self.emit(f"    B.left -= {fixed} + _size({left})")
         self.emit(f"    {result} = ({left} in {members}) is {wanted}")
         self.emit("else:")
-        self.emit(f"    {result} = _newlist({listed})")
+        self.emit(f"    {result} = _list({listed})")
         self.deduct(f"1 + B.reading({result}) + B.reading({left})", "    ")
         helper = "_contains" if wanted else "_not_contains"
         self.emit(f"    {result} = {helper}({left}, {result})")
@@ -390,8 +384,8 @@ class _Generator:
         name = str(token)
         args = [self.generate(arg, local) for arg in arg_trees]
         function = FUNCTIONS[name]
-        impl = self.function(function.impl)
-        cost = self.function(function.cost)
+        impl = self.constant(function.impl)  # functions are passed like constants
+        cost = self.constant(function.cost)
         special = getattr(self, "call_" + name, None)
         if special is not None and len(args) == function.min_args:
             return special(impl, cost, *args)
