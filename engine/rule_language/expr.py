@@ -30,12 +30,12 @@ from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import ExpressionError, located
+from .expr_codegen import FastEvaluator
 from .expr_eval import (
     FUNCTIONS,
     MAX_CHARS,
     MAX_ITEMS,
     MAX_ITERATIONS,
-    Evaluator,
     Function,
     compile_tree,
     function_reference,
@@ -122,22 +122,16 @@ class SimpleNode:
 class Expression:
     """A checked, compiled expression: parse once, :meth:`evaluate` many times."""
 
-    __slots__ = ("source", "names", "origin", "_evaluate", "_reference")
+    __slots__ = ("source", "names", "origin", "_evaluate")
 
     def __init__(
-        self,
-        source: str,
-        names: frozenset[str],
-        origin: Origin,
-        evaluate: Evaluator,
-        reference: Evaluator | None = None,
+        self, source: str, names: frozenset[str], origin: Origin, evaluate: FastEvaluator
     ) -> None:
         self.source = source
         #: The free names the expression reads (a subset of the names it was compiled with).
         self.names = names
         self.origin = origin
         self._evaluate = evaluate
-        self._reference = reference if reference is not None else evaluate
 
     def evaluate(self, env: Mapping[str, Any]) -> Any:
         """The value of the expression with ``env`` binding its names.
@@ -161,7 +155,7 @@ class Expression:
     def evaluate_by_closures(self, env: Mapping[str, Any]) -> Any:
         """:meth:`evaluate` without the generated fast path (:mod:`.expr_codegen`): the
         reference the tests hold the fast path to."""
-        return self._reference(env)
+        return self._evaluate.reference(env)
 
     def __repr__(self) -> str:
         return f"Expression({self.source!r})"
@@ -179,4 +173,4 @@ def compile_expression(
     where = origin if origin is not None else DEFAULT_ORIGIN
     tree = parse(source, where)
     compiled = compile_tree(tree, names, where)
-    return Expression(source, compiled.names, where, compiled.evaluate, compiled.reference)
+    return Expression(source, compiled.names, where, compiled.evaluate)

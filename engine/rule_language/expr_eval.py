@@ -80,16 +80,11 @@ from .expr_values import (
 
 @dataclass
 class Compiled:
-    """What compiling a tree gives: the evaluator and facts the Expression needs."""
+    """What compiling a tree gives: the evaluator (the generated fast path, with the closures as
+    its fallback and reference) and the free names the expression reads."""
 
-    evaluate: Evaluator
+    evaluate: FastEvaluator
     names: frozenset[str]
-    #: Whether evaluation charges its budget (anything but names, fields, literals and calls of
-    #: functions that read a bounded amount does).
-    needs_budget: bool
-    budget: Budget
-    #: The closures alone (budgeted): what ``evaluate`` falls back on, and the tests' reference.
-    reference: Evaluator
 
 
 #: The comprehension variables visible at a point of the tree, each with the one-element list
@@ -650,12 +645,12 @@ def compile_tree(tree: Tree, names: Collection[str], origin: Origin) -> Compiled
         evaluate = compiler.compile(tree, {})
     except RecursionError:
         raise fail(origin, None, None, "expression nests too deeply") from None
+    # Closures that charge nothing of their own (names, fields, literals, bounded calls) run
+    # without resetting a budget.
     fast = FastEvaluator(
         tree, compiler.literal, evaluate, compiler.budget if compiler.needs_budget else None
     )
-    return Compiled(
-        fast, frozenset(compiler.free), compiler.needs_budget, compiler.budget, fast.reference
-    )
+    return Compiled(fast, frozenset(compiler.free))
 
 
 def new_scope(env: Any) -> Scope:
