@@ -293,3 +293,33 @@ def test_keys_check_samples_evenly_when_a_cell_has_too_many_pairs(
     assert 0 < sampled.pairs_checked <= 27 < full.pairs_checked
     assert sampled.passed
     assert rulecheck._others(list("abcdefghi"), 8, 3) == ["a", "c", "f"]
+
+
+def test_every_bundled_rule_reads_its_answers_through_the_claim_layer() -> None:
+    from keyaudit.engine.load.locate import bundled_rule_names
+
+    assert [n for n in bundled_rule_names() if load_rule(resolve_rule_path(n)).claims is None] == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "values", "hedged", "reason"),
+    [
+        ("Unstable — D's COM lies beyond C.", ["unstable"], False, ""),
+        ("probably unstable: D's COM lies beyond C", ["unstable"], True, "status hedged"),
+        ("unstable (I think): D's COM lies beyond C", ["unstable"], True, "status hedged"),
+        ("unstable? D's COM lies beyond C", ["unstable"], True, "status hedged"),
+        ("unstable or stable; D's COM lies beyond C", ["unstable", "stable"], False, "status ambiguous"),
+        ("unstable / not; D's COM lies beyond C", ["unstable", "stable"], False, "status ambiguous"),
+        # the seed's rule: only the first word is the status; a later "stable" is explanation
+        ("Unstable — D's COM lies beyond C, while B stays stable, I think", ["unstable"], False, ""),
+    ],
+)
+def test_the_status_is_the_claim_layers_reading_of_the_opening(
+    scorer: Scorer, answer: str, values: list[str], hedged: bool, reason: str
+) -> None:
+    """The claim layer, not the rule, decides that the opening's status is hedged or offered with an
+    alternative; a hedge or status word after the opening is explanation (seed §2, step 3)."""
+    verdict, claims = scorer.explain(U, answer)
+    status = claims.kinds["status"]
+    assert sorted(status.values) == sorted(values) and status.hedged is hedged
+    assert verdict.reason == reason
