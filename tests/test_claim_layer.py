@@ -186,3 +186,47 @@ def test_a_misspelled_field_is_a_load_error_with_a_suggestion(tmp_path: Path) ->
         pytest.skip("grammars not beside the rules in this install")
     with pytest.raises(RuleError, match=r"gear_train\.toml:\d+:\d+: .*'upp'.*did you mean 'up'"):
         load_rule(folder / "gear_train.toml")
+
+
+def _rule_copy(tmp_path: Path, name: str, edit: tuple[str, str]) -> Path:
+    """The bundled rule ``name`` with one edit, beside a copy of every bundled grammar."""
+    source = Path(resolve_rule_path(name))
+    grammars = source.parent.parent / "grammars"
+    if not grammars.is_dir():
+        pytest.skip("grammars not beside the rules in this install")
+    folder = tmp_path / "r"
+    folder.mkdir()
+    for grammar in grammars.glob("*.lark"):
+        (folder / grammar.name).write_text(grammar.read_text(encoding="utf-8"), encoding="utf-8")
+    text = source.read_text(encoding="utf-8")
+    assert edit[0] in text
+    (folder / source.name).write_text(text.replace(edit[0], edit[1], 1), encoding="utf-8")
+    return folder / source.name
+
+
+def test_within_names_a_grammar_rule_or_is_a_load_error(tmp_path: Path) -> None:
+    path = _rule_copy(tmp_path, "physical_stability", ('within = "opening"', 'within = "openin"'))
+    with pytest.raises(RuleError, match=r"physical_stability\.toml:\d+:\d+: .*'openin'.*did you mean 'opening'"):
+        load_rule(path)
+
+
+def test_within_reads_claims_only_inside_its_nodes() -> None:
+    """``within``: the claims, hedges and alternatives outside the named nodes are not read (the
+    seed's physical_stability rule reads the status from the opening only)."""
+    from keyaudit.engine.rule_language.ast import Leaf, Node
+    from keyaudit.engine.rule_language.claims import ClaimSpec, read_claims
+
+    text = "stable or unstable probably"
+    status = Node("status", [Leaf("STATUS", "stable", 0, 6)], text, 0, 6)
+    other = Node("status", [Leaf("STATUS", "unstable", 10, 18)], text, 10, 18)
+    hedge = Leaf("HEDGE", "probably", 19, 27)
+    opening = Node("opening", [status], text, 0, 6)
+    answer = Node("start", [opening, Leaf("ALT", "or", 7, 9), other, hedge], text, 0, 27)
+    values = {status: "stable", other: "unstable"}
+    for node in values:
+        node._memo["value"] = values[node]  # the rule's `value` attribute, as the hook sets it
+    everything = read_claims(answer, ClaimSpec({"status": ("stable", "unstable")}), None)
+    assert everything.kinds["status"].values == ["stable", "unstable"]
+    assert everything.kinds["status"].hedged
+    inside = read_claims(answer, ClaimSpec({"status": ("stable", "unstable")}, within="opening"), None)
+    assert inside.kinds["status"].values == ["stable"] and not inside.kinds["status"].hedged

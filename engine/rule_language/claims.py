@@ -67,6 +67,10 @@ class ClaimSpec:
     #: Each kind's "no change" value ("stay the same", "unchanged"): how one predicate shared by
     #: two kinds ("speed and direction both unchanged") reads for each of them.
     steady: dict[str, str] = field(default_factory=dict)
+    #: The grammar rule that holds the answer's claims (physical_stability: the opening, as the
+    #: seed's rule reads the status from the first word); the rest of the line is explanation and
+    #: is not read. None: the whole answer line.
+    within: str | None = None
 
     def convert(self, value: Any, source: str, kind: str) -> Any:
         """``value`` of kind ``source`` said of kind ``kind``: "no change" stays "no change", a bare
@@ -229,6 +233,16 @@ def _items(node: Node, stop: frozenset[str]) -> Iterator[Node | Leaf]:
             yield from _items(child, stop)
 
 
+def _read_items(answer: Node, stop: frozenset[str], within: str | None) -> Iterator[Node | Leaf]:
+    """The items the layer reads: the whole answer's, or only those inside ``within`` nodes."""
+    if within is None:
+        yield from _items(answer, stop)
+        return
+    for region in answer.find(within):
+        if isinstance(region, Node):
+            yield from _items(region, stop)
+
+
 def _values(value: Any) -> list[Any]:
     if value is None:
         return []
@@ -325,7 +339,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 claim.retracted = src.retracted
         nouns.clear()
 
-    for item in _items(answer, atoms):
+    for item in _read_items(answer, atoms, spec.within):
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
         # the item's words, read once: a clause end, a negation ("nor") or a plain word
         lowered = (

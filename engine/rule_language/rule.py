@@ -55,7 +55,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     },
     "key": None,
     "output": None,
-    "claims": {"subject": str, "target": str, "kinds": dict, "nouns": dict, "steady": dict},
+    "claims": {"subject": str, "target": str, "kinds": dict, "nouns": dict, "steady": dict, "within": str},
     "certainty": {
         "letters": bool, "numbers": bool, "words": list, "ignore": list, "benign": list, "when": str,
     },
@@ -584,6 +584,12 @@ def _claims(
                 f"nouns: {kind!r} must be a claim kind naming a rule of the answer grammar, got {noun!r}",
             )
         nouns[noun] = kind
+    within = raw.get("within")
+    if within is not None and within not in rule_names:
+        raise loc.error(
+            "claims", None, "within",
+            f"within {within!r} is not a rule of the answer grammar{_suggest(within, sorted(rule_names))}",
+        )
     steady: dict[str, str] = {}
     for kind, value in (raw.get("steady") or {}).items():
         if kind not in kinds or value not in kinds[kind]:
@@ -592,7 +598,7 @@ def _claims(
             )
         steady[kind] = value
     target = compile_at("claims", None, "target", raw["target"], {"key"}) if "target" in raw else None
-    return ClaimSpec(kinds, subject, nouns, steady), target
+    return ClaimSpec(kinds, subject, nouns, steady, within), target
 
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
