@@ -126,3 +126,36 @@ def test_cluster_counts_layout():
     np.testing.assert_array_equal(cc.counts[1], [[0, 0, 1, 1], [0, 1, 1, 1]])
     assert cc.clusters_per_stratum(0) == {"a": 2}
     assert cc.clusters_per_stratum(1) == {"b": 1}
+
+
+def test_outcome_variants_weigh_each_models_items_by_its_own_unit():
+    """Samples of one (model, item) are averaged; each model's items weigh the lcm of that model's
+    sample counts; outcomes keep the order in which (model, item) first appears; a sample's four
+    verdicts (before, after, low, high) land in the four variants."""
+    from keyaudit.engine.audit import _outcome_variants
+    from keyaudit.engine.load.benchmark import ItemRef
+
+    a = ItemRef("d", "d_1", 5)
+    b = ItemRef("d", "d_2", 5)
+    c = ItemRef("e", "e_1", 4)
+    # model m: item a has 2 samples, item b has 3 (unit 6); model n: item c has 1 sample (unit 1).
+    group_refs = [("m", a), ("n", c), ("m", b)]
+    samples = [  # (group, before, after, low, high)
+        (0, True, True, True, True),
+        (1, False, True, False, True),
+        (2, True, False, False, False),
+        (0, False, True, False, True),
+        (2, True, True, True, True),
+        (2, False, True, True, True),
+    ]
+    groups = np.array([s[0] for s in samples], dtype=np.int64)
+    sides = tuple([s[k] for s in samples] for k in range(1, 5))
+    before, after, low, high = _outcome_variants(group_refs, groups, sides)
+    assert before.models == ("m", "n") and before.domains == ("d", "e")
+    assert before.model.tolist() == [0, 1, 0] and before.domain.tolist() == [0, 1, 0]
+    assert before.image.tolist() == [0, 2, 1] and before.level.tolist() == [5, 4, 5]
+    assert before.n.tolist() == [6, 1, 6]
+    assert before.correct.tolist() == [3, 0, 4]  # a: 1 of 2 -> 3 of 6; b: 2 of 3 -> 4 of 6
+    assert after.correct.tolist() == [6, 1, 4]
+    assert low.correct.tolist() == [3, 0, 4]
+    assert high.correct.tolist() == [6, 1, 4]
