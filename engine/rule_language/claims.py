@@ -39,6 +39,7 @@ The rule reads the result as ``claims.<kind>.values``, ``claims.<kind>.hedged``,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,14 @@ class ClaimSpec:
     #: seed's rule reads the status from the first word); the rest of the line is explanation and
     #: is not read. None: the whole answer line.
     within: str | None = None
+
+    @functools.cached_property
+    def atoms(self) -> frozenset[str]:
+        """The node kinds the layer reads whole: claims, triggers, nouns and the subject rule."""
+        return (
+            frozenset(self.kinds) | TRIGGER_KINDS | frozenset(self.nouns)
+            | ({self.subject} if self.subject else set())
+        )
 
     def convert(self, value: Any, source: str, kind: str) -> Any:
         """``value`` of kind ``source`` said of kind ``kind``: "no change" stays "no change", a bare
@@ -274,10 +283,7 @@ COORDINATION_GAP = 3
 
 def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     """Resolve every claim of ``answer`` (see the module docstring for what each trigger does)."""
-    atoms = (
-        frozenset(spec.kinds) | TRIGGER_KINDS | frozenset(spec.nouns)
-        | ({spec.subject} if spec.subject else set())
-    )
+    atoms = spec.atoms
     found: list[Claim] = []
     clause = 0
     subject: str | None = None
