@@ -144,3 +144,24 @@ def test_test_rule_without_responses(tmp_path: Path, run_cli) -> None:
     result = run_cli("test-rule", "gear_train", "--bench", str(bench))
     assert result.code == 0, result.out + result.err
     assert "no stored responses in this cell" in result.out
+
+
+def test_scaffold_is_on_the_claim_layer(tmp_path: Path) -> None:
+    """A scaffolded rule reads restatements through the claim layer from the start: denied,
+    hedged, conflicting and corrected restatements get the layer's reading."""
+    keys = ["no; new value 65", "yes; new value 120", "no; new value 3"]
+    rule = load_rule(scaffold_rule("g", 5, keys, tmp_path).rule)
+    assert rule.claims is not None and set(rule.claims.kinds) == {"restated"}
+    scorer = Scorer(rule)
+    key = "yes; new value 120"
+    cases = {
+        "Yes; new value 120.": "",
+        "likely yes; new value 120 psi": "hedged",
+        "I think yes; new value 120": "hedged",
+        "not yes; new value 120": "template missing",
+        "yes; new value 120 or yes; new value 130": "templates conflict",
+        "yes; new value 130, sorry, yes; new value 120": "",
+        "yes; new value 120, sorry, yes; new value 130": "wrong number",
+    }
+    for answer, reason in cases.items():
+        assert scorer.score_answer_text(key, answer).reason == reason, answer

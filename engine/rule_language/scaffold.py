@@ -15,9 +15,13 @@ How the files are built from the induced templates (:func:`keystructure.induce_t
   of the template, so a piece is only lexed when the whole template follows. The LALR parser
   therefore never stops half-way through a template, and any other text is filler: every answer
   parses;
+- the answer grammar is on the claim layer: a restated template is a claim (kind ``restated``)
+  beside the shared triggers of ``claims.lark``, so from the first ``test-rule`` a restatement
+  that is denied ("not no; new value 65"), hedged ("probably ..."), corrected ("..., sorry,
+  ...") or offered with another ("... or ...") is read as such;
 - ``[key]`` holds the template (``kind(key)``) and each slot (numbers through ``number()``, so
-  ``65`` and ``65.0`` are equal); the requirements reject a missing template, several different
-  restatements, and then the first component that differs.
+  ``65`` and ``65.0`` are equal); the requirements reject a missing template, a hedged answer,
+  several different restatements, and then the first component that differs.
 
 :func:`test_rule` is ``keyaudit test-rule``: the rule's examples, its keys check on each of its
 cells, the keys its grammar rejects, and a sample of stored responses per verdict and reason.
@@ -164,10 +168,14 @@ def answer_grammar_text(domain: str, level: int, templates: Sequence[InducedTemp
         "//",
         "// Each terminal F<template>_<piece> carries a lookahead for the rest of its template, so",
         "// it is only lexed when the whole template follows (LALR never stops half-way).",
+        "//",
+        "// It is on the claim layer (README, \"The claim layer\"): a restated template is a claim,",
+        "// and the shared triggers of claims.lark deny, hedge, correct or offer alternatives to it.",
         "",
         "start: _item*",
-        "_item: " + " | ".join(f"form_{i}" for i in range(1, n + 1)) + " | _filler",
+        "_item: restated | NEG | HEDGE | CORRECTION | ALT | BOUNDARY | _filler",
         "_filler: WORD | NUMBER | OTHER | SEP",
+        "restated: " + " | ".join(f"form_{i}" for i in range(1, n + 1)),
         "",
     ]
     # Longer templates first: a template that is a prefix of another must not win.
@@ -196,7 +204,11 @@ def answer_grammar_text(domain: str, level: int, templates: Sequence[InducedTemp
     lines.append("")
     lines += slot_rules
     lines += ["", *terminals, ""]
-    lines += ["%import .common (NUMBER, WORD, OTHER, SEP, WS)", "%ignore WS"]
+    lines += [
+        "%import .common (NUMBER, WORD, OTHER, SEP, WS)",
+        "%import .claims (NEG, HEDGE, CORRECTION, ALT, BOUNDARY)",
+        "%ignore WS",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -227,11 +239,12 @@ def rule_text(
     last character (``-2; orientable`` starts with a minus the default trims).
     """
     slots = _slot_names(templates)
-    forms = " + ".join(f"find(answer, 'form_{i}')" for i in range(1, len(templates) + 1))
+    forms = " + ".join(f"find(self, 'form_{i}')" for i in range(1, len(templates) + 1))
+    # What a restatement says: its template (the form_N rule) and each slot's value.
     if slots:
-        said = "(kind(c), " + ", ".join(_value_expr(s, "c") for s in slots) + ")"
+        said = "(kind(self.form), " + ", ".join(_value_expr(s, "self.form") for s in slots) + ")"
     else:
-        said = "kind(c)"
+        said = "kind(self.form)"
     out = [
         f"# Scoring rule for {domain} L{level}: scaffolded by `keyaudit new-rule`; edit it.",
         "# Workflow: keyaudit test-rule THIS_FILE  (examples, keys check, sample of verdicts).",
@@ -259,15 +272,41 @@ def rule_text(
     out += [f"{s.lower()} = {json.dumps(_value_expr(s, 'key'))}" for s in slots]
     out += [
         "",
+        "# ---- what the answer claims: read by the claim layer (README, \"The claim layer\") ----",
+        "# A restated key template is a claim; negation, hedges, corrections and alternatives come",
+        "# from the layer.",
+        "[claims]",
+        'kinds = { restated = [] }',
+        "",
+        "# The template a restatement follows (one of the form_N rules).",
+        "[[attribute]]",
+        'node = "restated"',
+        'name = "form"',
+        f'expr = "first({forms})"',
+        "",
+        "# What it says: (template, slot values...). The rule compares these with the key.",
+        "[[attribute]]",
+        'node = "restated"',
+        'name = "said"',
+        f'expr = "{said}"',
+        "",
+        "# Its value for the layer (and the explain view): the words restated.",
+        "[[attribute]]",
+        'node = "restated"',
+        'name = "value"',
+        'expr = "lower(text(self))"',
+        "",
         "# ---- values extracted from the answer ------------------------------------------",
+        "# The restatements the answer asserts (not denied, corrected away or asked).",
         "[[let]]",
-        'name = "claims"',
-        f'expr = "{forms}"',
+        'name = "restated"',
+        'expr = "[c.node for c in claims.restated.claims if c.about_target and not c.negated '
+        'and not c.retracted and not c.asked]"',
         "",
         "# Distinct restatements: (template, slot values...).",
         "[[let]]",
         'name = "said"',
-        f'expr = "unique([{said} for c in claims])"',
+        'expr = "unique([r.said for r in restated])"',
         "",
         "[[let]]",
         'name = "claim"',
@@ -276,8 +315,13 @@ def rule_text(
         "# ---- acceptance: the first clause that fails gives the reason ------------------",
         "[[require]]",
         'reason = "template missing"',
-        'check = "len(claims) > 0"',
-        'explain = "The answer restates no key template."',
+        'check = "len(restated) > 0"',
+        'explain = "The answer restates no key template (or denies every one it restates)."',
+        "",
+        "[[require]]",
+        'reason = "hedged"',
+        'check = "not claims.hedged"',
+        "explain = \"A hedge on the restatement ('probably', 'I think', 'might').\"",
         "",
         "[[require]]",
         'reason = "templates conflict"',
