@@ -375,11 +375,9 @@ def _score_responses(
                 low, high = False, True
         item = (r.model, r.id)
         group = group_of.get(item)
-        if group is None:
+        if group is None:  # an item's place (its ref) is its key's: the same for every sample
             group = group_of[item] = len(group_refs)
             group_refs.append((r.model, ref))
-        else:
-            group_refs[group] = (r.model, ref)
         groups.append(group)
         before.append(r.correct)
         after_side.append(after)
