@@ -197,3 +197,72 @@ def test_a_deep_rule_chain_gives_verdicts(tmp_path: Path, run_cli) -> None:
     assert result.code == 0, result.err
     record = json.loads(result.out)
     assert record["reason"] == "rule error" and "nests too deeply" in record["detail"]
+
+
+def _laughs(width: int, depth: int, joiner: str) -> str:
+    """A phrase lexicon of ``width`` references per level, ``depth`` levels deep: width**depth
+    copies of the first part if expanded in full (issue 26, item 2)."""
+    lines = ["%part L0: a | b"]
+    for level in range(1, depth + 1):
+        lines.append(f"%part L{level}: " + joiner.join([f"{{L{level - 1}}}"] * width))
+    return "\n".join(lines) + f"\n%phrase LAUGH: {{L{depth}}}\n"
+
+
+@pytest.mark.parametrize(
+    "lexicon, fragment",
+    [
+        (_laughs(20, 8, " "), "compiles to over 60000 characters"),  # sequences: 20**8 copies
+        (_laughs(20, 8, " | "), "compiles to over 60000 characters"),  # choices
+        ("%part P: " + " | ".join(f"w{i}x" for i in range(5000)) + "\n", "over 60000"),
+        (  # many phrases, each under the per-phrase size, over the whole file's
+            "%part P: " + " | ".join(f"w{i}" for i in range(1500)) + "\n"
+            + "".join(f"%phrase LAUGH{i}: {{P}}\n" for i in range(200)),
+            "compile to over 2000000 characters",
+        ),
+        ("%phrase LAUGH: " + "(" * 5000 + "a" + ")" * 5000 + "\n", "nest deeper than 100"),
+        ("%phrase LAUGH: " + "&(" * 3000 + "a" + ")" * 3000 + " b\n", "nest deeper than 100"),
+        ("%phrase LAUGH: a /x{4294967296}/\n", "repetition number is too large"),
+    ],
+)
+def test_phrase_lexicon_explosions_are_one_line_errors_in_bounded_time(
+    lexicon: str, fragment: str
+) -> None:
+    """Parts are compiled once and measured as they grow, before anything is built in full."""
+    import resource
+    import time
+
+    from keyaudit.engine.rule_language.phrases import PhraseError, expand_phrases
+
+    grammar = "start: LAUGH\n" + lexicon
+    if "%phrase" not in lexicon:
+        grammar += "%phrase LAUGH: {P}\n"
+    started = time.process_time()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(PhraseError) as raised:
+        expand_phrases(grammar)
+    assert fragment in raised.value.message
+    assert raised.value.line >= 2
+    assert time.process_time() - started < 20  # unbounded: never ends (80 s CPU measured)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 500_000  # KiB
+
+
+def test_a_phrase_explosion_through_the_cli_is_file_line_exit_2(tmp_path: Path, run_cli) -> None:
+    folder = tmp_path / "r"
+    rule = make_rule(folder)
+    (folder / "a.lark").write_text(ANSWER_GRAMMAR + _laughs(20, 8, " "), encoding="utf-8")
+    result = score(run_cli, rule)
+    assert_one_line_error(result.err, result.code, "a.lark:", "compiles to over 60000 characters")
+
+
+def test_a_shared_part_is_compiled_once_and_means_the_same() -> None:
+    """Memoised parts change no match: a part used twice compiles to the same regex both times."""
+    import re
+
+    from keyaudit.engine.rule_language.phrases import expand_phrases
+
+    grammar = "start: A B\n%part P: red | green\n%phrase A: {P} light\n%phrase B: no {P}\n"
+    out = expand_phrases(grammar)
+    a = re.search(r"^A: /(.*)/i$", out, re.M).group(1)
+    b = re.search(r"^B: /(.*)/i$", out, re.M).group(1)
+    assert re.fullmatch(a, "Green  light", re.I) and re.fullmatch(b, "no red", re.I)
+    assert not re.fullmatch(a, "blue light", re.I)

@@ -6,6 +6,7 @@ the threshold where they pay), so these tests run the real worker path.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 from pathlib import Path
@@ -189,3 +190,55 @@ def test_the_keys_check_is_the_same_judged_in_workers(workers_always: None) -> N
     here = [(v.accept, v.reason) for v in verdicts]
     assert batch.judge_many([Scorer(rule) for rule in rules], items, jobs=2) == here
     assert any(accept for accept, _ in here) and not all(accept for accept, _ in here)
+
+
+def test_workers_never_import_from_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers_always: None
+) -> None:
+    """A ``lark.py`` or ``keyaudit/`` package in the folder the user stands in (a downloaded
+    benchmark) is never imported by a scoring worker (issue 26, item 1)."""
+    marker = tmp_path / "ran"
+    folder = tmp_path / "downloaded-benchmark"
+    (folder / "keyaudit").mkdir(parents=True)
+    trap = f"open({str(marker)!r}, 'a').write(__name__ + '\\n')\nraise SystemExit(7)\n"
+    for name in ("lark.py", "numpy.py", "keyaudit/__init__.py"):
+        (folder / name).write_text(trap, encoding="utf-8")
+    rule, work = _ruled_work()
+    expected = batch.score_many([Scorer(rule)], work[:300], jobs=1)
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))  # even where the parent itself has it on sys.path
+    got = batch.score_many([Scorer(rule)], work[:300], jobs=2)
+    assert not marker.exists(), marker.read_text()
+    assert got == expected
+    assert all(str(folder) not in part for part in batch.worker_command()[4:])
+
+
+def test_a_worker_ends_when_its_parent_dies(tmp_path: Path) -> None:
+    """After SIGTERM/SIGKILL of keyaudit, a worker busy on a chunk does not go on as an orphan."""
+    import subprocess
+    import sys
+    import time
+
+    child = (
+        "import time\n"
+        "from keyaudit.engine.rule_language.batch import _exit_with_parent\n"
+        "_exit_with_parent(0.05)\n"
+        "time.sleep(60)\n"
+    )
+    parent = (
+        "import subprocess, sys\n"
+        f"p = subprocess.Popen([sys.executable, '-c', {child!r}])\n"
+        "print(p.pid, flush=True)\n"
+        "import time; time.sleep(1.0)\n"  # the child's watch has started; now the parent dies
+    )
+    out = subprocess.run([sys.executable, "-c", parent], capture_output=True, text=True, timeout=60)
+    pid = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(pid, 9)
+    pytest.fail("the worker outlived its parent by 10 s")

@@ -294,7 +294,31 @@ def _read(stream) -> Any:
     return marshal.loads(data)
 
 
-_WORKER_CODE = "from keyaudit.engine.rule_language.batch import worker_main; worker_main()"
+#: The worker's start: ``-I`` (isolated mode) keeps the current folder, ``PYTHONPATH`` and the
+#: user's site folder off ``sys.path``, so a ``lark.py`` or ``keyaudit/`` in the folder the user
+#: stands in (a downloaded benchmark, say) is never imported. The parent's own import folders are
+#: then added back by ``site.addsitedir`` (which also runs their ``.pth`` hooks: an editable or
+#: ``--user`` install of keyaudit still imports), minus the current folder and ``''``.
+_WORKER_CODE = (
+    "import sys, site\n"
+    "for folder in sys.argv[1:]:\n"
+    "    if folder not in sys.path:\n"
+    "        site.addsitedir(folder)\n"
+    "from keyaudit.engine.rule_language.batch import worker_main\n"
+    "worker_main()\n"
+)
+
+
+def worker_command() -> list[str]:
+    """The command that starts a worker: isolated, with the parent's import folders but never the
+    current folder (see ``_WORKER_CODE``)."""
+    here = os.path.realpath(os.getcwd())
+    folders = [
+        folder
+        for folder in sys.path
+        if folder and os.path.isabs(folder) and os.path.realpath(folder) != here
+    ]
+    return [sys.executable, "-I", "-c", _WORKER_CODE, *folders]
 
 
 class _Worker:
@@ -302,7 +326,7 @@ class _Worker:
         self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _WORKER_CODE],
+                worker_command(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self.errors,
@@ -369,6 +393,7 @@ def worker_main() -> None:
     """A worker's loop: load the rules, then answer each chunk (see above)."""
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing else may write into the answer pipe
+    _exit_with_parent()
     try:
         paths, start = _read(source)
     except EOFError:
@@ -399,6 +424,24 @@ def worker_main() -> None:
         if phase == "line":
             outcomes = [(_verdict_tuple(v), slow) for v, slow in outcomes]
         _write(sink, ("ok", outcomes, _peak_kb()))
+
+
+def _exit_with_parent(poll_seconds: float = 0.2) -> None:
+    """End this worker within ``poll_seconds`` of its parent's death (a SIGTERM or SIGKILL of
+    the parent closes no pipe a worker busy on a chunk would notice): a daemon thread watches
+    the parent's pid, and an orphan is reparented, so its parent pid changes."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll_seconds)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="keyaudit-parent-watch", daemon=True).start()
 
 
 def _verdict_tuple(v: Verdict) -> tuple:

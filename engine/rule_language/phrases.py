@@ -47,6 +47,13 @@ __all__ = ["PhraseError", "expand_phrases"]
 MAX_PATTERN_CHARS = 60_000
 #: Deepest nesting of parts inside parts.
 MAX_PART_DEPTH = 12
+#: Most characters all of a file's phrases may compile to together (the bundled grammars need
+#: at most 110,000). Parts are compiled once each and every sequence and choice is measured as it
+#: grows, so a lexicon of many references to references ("billion laughs") stops at this size
+#: in time and memory proportional to it, not to what it would expand to.
+MAX_EXPANDED_CHARS = 2_000_000
+#: Deepest nesting of ``( )``, ``[ ]`` and lookaheads inside one pattern.
+MAX_GROUP_DEPTH = 100
 
 _DIRECTIVE = re.compile(r"^(%phrase|%part)[ \t]+([A-Z_][A-Z0-9_]*)(\.-?\d+)?[ \t]*:(.*)$")
 _WORD_END = "(?![A-Za-z0-9])"
@@ -100,17 +107,24 @@ def expand_phrases(text: str) -> str:
     definitions = _collect(lines)
     parts = {d.name: d for d in definitions if d.kind == "%part"}
     out = list(lines)
+    compiled: dict[str, _Piece] = {}
+    total = 0
     for d in definitions:
         for number in range(d.line, d.end_line + 1):
             out[number - 1] = ""
         if d.kind == "%phrase":
-            piece = _compile_body(d, parts, ())
+            piece = _compile_body(d, parts, (), compiled)
             if piece.zero_width:
                 column = d.column + len(d.body) - len(d.body.lstrip())
                 raise PhraseError(d.line, column, f"phrase {d.name} is only lookaheads and matches no text")
             regex = _bounded(piece)
             if len(regex) > MAX_PATTERN_CHARS:
                 raise PhraseError(d.line, 1, f"phrase {d.name} compiles to over {MAX_PATTERN_CHARS} characters")
+            total += len(regex)
+            if total > MAX_EXPANDED_CHARS:
+                raise PhraseError(
+                    d.line, 1, f"the phrases up to {d.name} compile to over {MAX_EXPANDED_CHARS} characters"
+                )
             out[d.line - 1] = f"{d.name}{d.priority}: /{regex.replace('/', chr(92) + '/')}/i"
     return "\n".join(out)
 
@@ -248,9 +262,25 @@ def _first_of(text: str) -> frozenset[str]:
 class _Parser:
     """Recursive-descent reader of one pattern body: alternatives of sequences of elements."""
 
-    def __init__(self, d: _Definition, parts: dict[str, _Definition], stack: tuple[str, ...]):
+    def __init__(
+        self,
+        d: _Definition,
+        parts: dict[str, _Definition],
+        stack: tuple[str, ...],
+        compiled: dict[str, _Piece],
+    ):
         self.d, self.parts, self.stack = d, parts, stack
-        self.text, self.pos = d.body, 0
+        #: Each part's compiled piece, shared by every parser of one file: a part is compiled
+        #: once however often it is referenced.
+        self.compiled = compiled
+        self.text, self.pos, self.depth = d.body, 0, 0
+
+    def check_size(self, pieces: list[_Piece], start: int) -> None:
+        """Refuse a sequence or choice that has grown past ``MAX_PATTERN_CHARS`` (measured as it
+        grows: nothing larger is ever built)."""
+        if sum(len(p.regex) for p in pieces) > MAX_PATTERN_CHARS:
+            self.pos = start
+            raise self.fail(f"this pattern compiles to over {MAX_PATTERN_CHARS} characters")
 
     def fail(self, message: str) -> PhraseError:
         return PhraseError(self.d.line, self.d.column + self.pos, message)
@@ -262,10 +292,15 @@ class _Parser:
     def alternatives(self, closer: str | None) -> list[list[_Piece]]:
         start = self.pos
         options = [self.sequence(closer)]
+        size = sum(len(p.regex) for p in options[0])
         self.skip()
         while self.pos < len(self.text) and self.text[self.pos] == "|":
             self.pos += 1
             options.append(self.sequence(closer))
+            size += sum(len(p.regex) for p in options[-1])
+            if size > MAX_PATTERN_CHARS:
+                self.pos = start
+                raise self.fail(f"this choice compiles to over {MAX_PATTERN_CHARS} characters")
             self.skip()
         if len({_zero_width(o) for o in options}) > 1:
             self.pos = start
@@ -274,6 +309,7 @@ class _Parser:
 
     def sequence(self, closer: str | None) -> list[_Piece]:
         pieces: list[_Piece] = []
+        start = self.pos
         while True:
             self.skip()
             if self.pos >= len(self.text) or self.text[self.pos] == "|" or (
@@ -281,6 +317,7 @@ class _Parser:
             ):
                 break
             pieces.append(self.element())
+            self.check_size(pieces, start)
         if not pieces:
             raise self.fail("empty alternative (two '|' in a row, or a '|' at an end)")
         if all(p.optional for p in pieces):
@@ -299,8 +336,10 @@ class _Parser:
         if c in "([":
             closer = ")" if c == "(" else "]"
             start = self.pos
+            self.enter()
             self.pos += 1
             options = self.alternatives(closer)
+            self.depth -= 1
             if self.pos >= len(self.text) or self.text[self.pos] != closer:
                 self.pos = start
                 raise self.fail(f"'{c}' is never closed with '{closer}'")
@@ -321,8 +360,11 @@ class _Parser:
             if name in self.stack or len(self.stack) >= MAX_PART_DEPTH:
                 raise self.fail(f"part {{{name}}} includes itself")
             self.pos = end + 1
-            options = _Parser(part, self.parts, (*self.stack, name)).alternatives(None)
-            return _choice(options)
+            if name not in self.compiled:
+                inner = _Parser(part, self.parts, (*self.stack, name), self.compiled)
+                inner.depth = self.depth  # groups nest across parts too
+                self.compiled[name] = _choice(inner.alternatives(None))
+            return self.compiled[name]
         if c == '"':
             end = self.text.find('"', self.pos + 1)
             if end < 0:
@@ -347,7 +389,7 @@ class _Parser:
             raw = self.text[self.pos + 1 : end]
             try:
                 re.compile(raw)
-            except re.error as error:
+            except (re.error, OverflowError, RecursionError, ValueError) as error:
                 raise self.fail(f"bad regex: {error}") from None
             self.pos = end + 1
             if raw.startswith(("(?=", "(?!", "(?<")):  # a lookaround: no gap, no word edge
@@ -363,14 +405,22 @@ class _Parser:
             regex += _WORD_END
         return _Piece(regex, False, True, word[-1].isalnum(), _first_of(word))
 
+    def enter(self) -> None:
+        """One group deeper; past ``MAX_GROUP_DEPTH`` a clear error, not a RecursionError."""
+        self.depth += 1
+        if self.depth > MAX_GROUP_DEPTH:
+            raise self.fail(f"groups nest deeper than {MAX_GROUP_DEPTH}")
+
     def lookahead(self) -> _Piece:
         """``&( ... )`` / ``!( ... )``: the inside, after the gap, is (not) next in the text."""
         start = self.pos
         sign = self.text[self.pos]
         if self.text[self.pos + 1 : self.pos + 2] != "(":
             raise self.fail(f"expected '(' right after '{sign}' (a lookahead is {sign}(...); quote punctuation)")
+        self.enter()
         self.pos += 2
         options = self.alternatives(")")
+        self.depth -= 1
         if self.pos >= len(self.text) or self.text[self.pos] != ")":
             self.pos = start
             raise self.fail(f"'{sign}(' is never closed with ')'")
@@ -390,8 +440,10 @@ def _resolve(regex: str, after_word: bool) -> str:
     return regex.replace(_LEAD, r"\s+" if after_word else r"\s*")
 
 
-def _compile_body(d: _Definition, parts: dict[str, _Definition], stack: tuple[str, ...]) -> _Piece:
-    parser = _Parser(d, parts, stack)
+def _compile_body(
+    d: _Definition, parts: dict[str, _Definition], stack: tuple[str, ...], compiled: dict[str, _Piece]
+) -> _Piece:
+    parser = _Parser(d, parts, stack, compiled)
     options = parser.alternatives(None)
     if parser.pos < len(parser.text):
         raise parser.fail(f"unexpected {parser.text[parser.pos]!r}")
