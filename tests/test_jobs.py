@@ -242,3 +242,12 @@ def test_a_worker_ends_when_its_parent_dies(tmp_path: Path) -> None:
         time.sleep(0.05)
     os.kill(pid, 9)
     pytest.fail("the worker outlived its parent by 10 s")
+
+
+@pytest.mark.parametrize("value", ["²", "٣", "1e3", "-5", " 7"])
+def test_an_odd_parallel_minimum_falls_back_to_the_default(
+    value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A non-ASCII digit ('²'.isdigit() is true, int('²') raises) is not a crash (issue 26)."""
+    monkeypatch.setenv("KEYAUDIT_PARALLEL_MIN", value)
+    assert batch.parallel_threshold() == batch.PARALLEL_MIN_ITEMS

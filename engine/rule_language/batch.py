@@ -84,7 +84,7 @@ def default_jobs() -> int:
 def parallel_threshold() -> int:
     """Distinct work items from which workers are used (``KEYAUDIT_PARALLEL_MIN`` overrides)."""
     value = os.environ.get("KEYAUDIT_PARALLEL_MIN", "")
-    return int(value) if value.isdigit() else PARALLEL_MIN_ITEMS
+    return int(value) if value.isascii() and value.isdigit() else PARALLEL_MIN_ITEMS
 
 
 #: What a response contributes: the index of its scorer, the key, the full response text.
