@@ -84,6 +84,14 @@ def test_rule(
         typer.Option("--explain", help="An answer text to explain (needs --key): claims, verdict, why."),
     ] = None,
     key: Annotated[str | None, typer.Option("--key", help="The key --explain scores against.")] = None,
+    card: Annotated[
+        bool,
+        typer.Option(
+            "--card",
+            help="With --cases: record this run's agreement on the rule's validation card "
+            "(cards/RULE.card.toml beside the rule), keyed by the cases file's name.",
+        ),
+    ] = False,
 ) -> None:
     """Run a rule's examples and keys check; show sample verdicts. Exit 1 if anything fails.
 
@@ -98,11 +106,17 @@ def test_rule(
         return
     if min_agreement is not None and cases is None:
         raise UsageError("--min-agreement needs --cases")
+    if card and cases is None:
+        raise UsageError("--card needs --cases: the labelled set whose agreement it records")
     if min_agreement is not None and not 0 <= min_agreement <= 100:
         raise UsageError(f"--min-agreement is a percentage from 0 to 100, got {min_agreement}")
     if cases is not None:
         agreement = measure_agreement(Scorer(loaded), read_cases(cases, labelled=True))
         _render_agreement(loaded.name, cases, agreement)
+        if card:
+            from .check import record_on_card
+
+            record_on_card(loaded, cases, agreement)
         if min_agreement is not None and agreement.rate * 100 < min_agreement:
             console.print(
                 f"agreement {pct(agreement.rate)} is below --min-agreement {min_agreement:g}%",

@@ -278,6 +278,20 @@ def bundled_rules_for(benchmark, given) -> list:
     return found
 
 
+def record_on_card(rule, cases: Path, agreement) -> None:
+    """``test-rule --cases FILE --card``: record the agreement just measured on the rule's
+    validation card, keyed by the cases file's name, and say what it replaced."""
+    from keyaudit.engine.reports.card_text import entry_text
+    from keyaudit.engine.stats.validation_card import record_measurement
+
+    path, entry, old = record_measurement(rule, cases.name, agreement.n, agreement.agree)
+    console.print(f"Validation card {path}: {entry_text(entry)}", markup=False, soft_wrap=True)
+    if old is not None:
+        console.print(
+            f"  replaces {entry_text(old)} ({old.source})", markup=False, soft_wrap=True
+        )
+
+
 def _write_text(target: str, text: str) -> None:
     if target == "-":
         import sys
@@ -334,6 +348,11 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
         out.print(f"Grammars: key {proof.key_grammar}, answer {proof.answer_grammar}", markup=False)
         if proof.description:
             out.print(" ".join(proof.description.split()), markup=False)
+        if proof.card is not None:
+            from keyaudit.engine.reports.card_text import card_lines
+
+            for line in card_lines(proof.card):
+                out.print(line.replace("`", ""), markup=False)
         table = Table(title=f"{proof.name}: its own examples", title_justify="left")
         table.add_column("#", justify="right", min_width=2)
         table.add_column("line", justify="right", min_width=4)

@@ -63,6 +63,7 @@ from .rule_language.rulecheck import KeysCheckPlan, plan_keys_check, run_example
 from .rule_language.scoring import Scorer, jsonable
 from .stats.aggregate import OutcomeColumns, cell_table, summarize
 from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
+from .stats.validation_card import card_status
 
 Progress = Callable[[int, int], None]
 #: The reason a rejection carries when a person's label, not the rule, rejected the answer.
@@ -178,6 +179,7 @@ def prove_rules(
                     {k: jsonable(v) for k, v in scorer.parse_key(e.key).target.items()}
                     for e in examples
                 ),
+                card=card_status(rule),
             )
         )
     return tuple(proofs)

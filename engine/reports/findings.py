@@ -166,6 +166,9 @@ class RuleProof:
     examples: tuple[ExampleRun, ...]
     keys_checks: tuple[CellKeysCheck, ...]
     example_targets: tuple[dict[str, Any], ...] = ()
+    #: The rule's validation card (``keyaudit.engine.stats.validation_card.CardStatus``): its
+    #: blind sets' agreement before tuning, and whether its files changed since.
+    card: Any = None
 
     @property
     def examples_passed(self) -> bool:

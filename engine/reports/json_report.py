@@ -87,6 +87,39 @@ def _rule(proof: RuleProof) -> dict[str, Any]:
         ],
         "examples_passed": proof.examples_passed,
         "keys_passed": proof.keys_passed,
+        "card": _card(proof.card),
+    }
+
+
+def _card(status: Any) -> dict[str, Any] | None:
+    """A rule's validation card: its sets' agreement before tuning and the versions measured on."""
+    if status is None:
+        return None
+    low, high = status.interval
+    return {
+        "path": status.path,
+        "exists": status.exists,
+        "state": status.state,
+        "version_now": status.version_now,
+        "cases": status.cases,
+        "agree": status.agree,
+        "agreement": _num(status.agreement),
+        "agreement_ci": [_num(low), _num(high)],
+        "sets": [
+            {
+                "set": e.set,
+                "cases": e.cases,
+                "agree": e.agree,
+                "agreement": _num(e.agreement),
+                "agreement_ci": [_num(v) for v in e.interval],
+                "date": e.date,
+                "version": e.version,
+                "source": e.source,
+                "changed_since": e.version not in ("unknown", status.version_now),
+                "note": e.note,
+            }
+            for e in status.entries
+        ],
     }
 
 

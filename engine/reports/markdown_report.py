@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..rule_language.keystructure import CellStructure
+from .card_text import card_lines
 from .findings import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
 from .formatting import accuracy_span, bounds_cells, pct, pp, slot_values_text
 
@@ -295,6 +296,8 @@ def _rule_section(audit: Audit) -> list[str]:
             lines += ["", " ".join(proof.description.split())]
         if proof.question:
             lines += ["", f"The question it scores: “{proof.question}”"]
+        if proof.card is not None:
+            lines += ["", " ".join(card_lines(proof.card))]
         lines += [
             "",
             "The answer line is extracted, cleaned and parsed; the clauses below are then checked in"

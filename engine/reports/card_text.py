@@ -1,0 +1,79 @@
+"""A rule's validation card in words: the line or two ``check`` prints for each rule (terminal and
+Markdown alike), and the card's figure quoted where a report's extraction error is unmeasured."""
+
+from __future__ import annotations
+
+from ..stats.validation_card import CardEntry, CardStatus
+from .formatting import pct
+
+
+def _sets(n: int) -> str:
+    return f"{n} labelled set{'s' if n != 1 else ''}"
+
+
+def pooled_text(status: CardStatus) -> str:
+    """``98.46% agreement on 773 cases of 4 labelled sets (Wilson 95% 97.3%–99.1%)``."""
+    low, high = status.interval
+    return (
+        f"{pct(status.agreement)} accept agreement on {status.cases:,} cases of"
+        f" {_sets(len(status.entries))} (Wilson 95% {pct(low)}–{pct(high)})"
+    )
+
+
+def entry_text(entry: CardEntry) -> str:
+    low, high = entry.interval
+    return (
+        f"{entry.set}: {entry.agree}/{entry.cases} = {pct(entry.agreement)}"
+        f" ({pct(low)}–{pct(high)}), {entry.date}, version {entry.version}"
+    )
+
+
+def card_lines(status: CardStatus) -> list[str]:
+    """What a report says of a rule's card: its pooled figure before tuning, and plainly whether
+    the figure is on the rule's files as they are now."""
+    if not status.entries:
+        where = "" if status.exists else f" ({status.path} does not exist)"
+        return [
+            f"Validation card of {status.rule}: none{where}. The rule's agreement on labelled sets"
+            " it was not tuned on is not recorded; `keyaudit test-rule RULE --cases FILE --card`"
+            " records it."
+        ]
+    head = f"Validation card of {status.rule} ({status.path}): {pooled_text(status)}, each measured before tuning on it."
+    n_now, n_old, n_history = len(status.current), len(status.outdated), len(status.from_history)
+    parts = []
+    if n_now:
+        parts.append(f"{n_now} measured on the rule's files as they are now ({status.version_now})")
+    if n_history:
+        parts.append(
+            f"{n_history} recorded from the project's history on an unknown version of the rule"
+            " (before this card existed)"
+        )
+    if n_old:
+        parts.append(
+            f"{n_old} measured on another version: the rule's files changed since"
+            f" (now {status.version_now})"
+        )
+    tail = "Sets: " + "; ".join(parts) + "."
+    if status.state != "current":
+        tail += (
+            " `keyaudit test-rule RULE --cases FILE --card` records a set measured on this version"
+            " (a set not tuned on)."
+        )
+    return [head, tail]
+
+
+def card_quote(status: CardStatus | None) -> str:
+    """The card's figure as a quote, for a sentence saying the error here is unmeasured."""
+    if status is None or not status.entries:
+        return f"{status.rule if status else 'the rule'} has no validation card"
+    error_low, error_high = 1 - status.interval[1], 1 - status.interval[0]
+    state = {
+        "current": "",
+        "history": ", partly recorded before the card existed",
+        "changed": ", partly on earlier versions of its files",
+    }[status.state]
+    return (
+        f"its validation card gives {pct(status.agreement)} agreement on {status.cases:,} labelled"
+        f" cases it was not tuned on{state}, an error of {pct(1 - status.agreement)}"
+        f" ({pct(error_low)}–{pct(error_high)}) on phrasings it had not seen"
+    )
