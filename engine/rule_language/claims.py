@@ -321,6 +321,11 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     paren_found = -1
     # "**D:** same speed, same direction": a subject heading its sentence, ended by ":"
     heading: str | None = None
+    # The question's options echoed: claims since the last "(" / "[" (a group) or since the last
+    # clause end other than a comma (a segment), and whether an "or" / "/" joined them.
+    # A list of options has its values joined by "or" / "/", or nothing between them ("Yes/No:").
+    group_start, group_alt, group_fillers = 0, False, 0
+    segment_start, segment_alt, segment_fillers = 0, False, 0
 
     def is_target(name: str | None) -> bool:
         return name is None or target is None or name == str(target)
@@ -378,6 +383,11 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             last_claim = None
         if isinstance(item, Leaf) and kind not in atoms:
             words_since_neg += 1
+            if lowered in _OR_WORDS:  # a grammar that reads "or" / "/" as a plain word
+                group_alt = segment_alt = True
+            else:
+                group_fillers += 1
+                segment_fillers += 1
             if negating and words_since_neg > NEGATION_WINDOW:
                 negating = False
             chain_gap += 1
@@ -407,6 +417,24 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             if hedge_in_clause and other_subject and not claim_in_clause:
                 # "(C probably too)": a hedge on an elided claim about another entity
                 hedge_waiting = False
+            if word in OPTION_LIST_ENDS:
+                closes_group = word in (")", "]")
+                start, offered, fillers = (
+                    (group_start, group_alt, group_fillers)
+                    if closes_group
+                    else (segment_start, segment_alt, segment_fillers)
+                )
+                listed = found[start:]
+                if (offered or not fillers) and _lists_every_option(listed, spec):
+                    for claim in listed:  # "Speed (increase / decrease / same): ...": the options
+                        claim.asked = True
+            if word in ("(", "["):
+                group_start, group_alt, group_fillers = len(found), False, 0
+            if word in _LIST_SEPARATORS:  # "No, over the max:" is two claims, not a list
+                group_fillers += 1
+                segment_fillers += 1
+            else:
+                segment_start, segment_alt, segment_fillers = len(found), False, 0
             if word == ":" and subject is not None and not claim_in_clause and clause_words_before <= HEADING_WORDS:
                 heading = subject
             if word in _SENTENCE_ENDS or (word not in HEADING_KEEPING and word != ":"):
@@ -449,6 +477,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 look_back = found[-1].clause
         elif kind == "alt":
             negating = negating or carry
+            group_alt = segment_alt = True
         elif kind == "correction":
             correcting = True
         elif kind in spec.kinds:
@@ -501,6 +530,30 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         claim.hedged = not claim.asked and (claim.clause in hedged_clauses or claim.questioned)
     return ClaimSet(
         {kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()}, used
+    )
+
+
+#: Clause ends after which claims that list every value of a kind, joined by "or" or "/", are the
+#: question's options echoed ("Speed (increase / decrease / stay the same): same", "Yes/No: No",
+#: "[stable/unstable]"): a ")" or "]" closes a group, a ":" ends a segment.
+OPTION_LIST_ENDS = frozenset({")", "]", ":"})
+#: Clause ends that continue a list of options ("increase, decrease, or the same").
+_LIST_SEPARATORS = frozenset({","})
+_OR_WORDS = frozenset({"or", "/"})
+
+
+def _lists_every_option(claims: list[Claim], spec: ClaimSpec) -> bool:
+    """The clause's claims, none denied, name every declared value (two or more) of one kind: the
+    options restated, not an answer. A kind without declared values (letters, numbers) never
+    qualifies: its options cannot be known to be complete."""
+    if len(claims) < 2 or any(c.negated for c in claims):
+        return False
+    said: dict[str, set[str]] = {}
+    for claim in claims:
+        said.setdefault(claim.kind, set()).update(str(v) for v in _values(claim.value))
+    return any(
+        len(domain) > 1 and set(domain) <= said.get(kind, set())
+        for kind, domain in spec.kinds.items()
     )
 
 
