@@ -85,7 +85,7 @@ def _review(
     benchmark = load_for_cli(bench, options)
     rows = review_queue(benchmark, rules, sample, seed, jobs=jobs)
     text = review_csv(rows) if suffix == ".csv" else review_jsonl(rows)
-    out.write_text(text, encoding="utf-8")
+    out.write_text(text, encoding="utf-8", newline="")  # the CSV's CRLF as written
     n_uncertain = sum(r.selected == "uncertain" for r in rows)
     console.print(
         f"{len(rows)} verdicts to review written to {out}: {n_uncertain} uncertain, "

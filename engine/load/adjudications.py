@@ -5,6 +5,10 @@ The file is JSON Lines or CSV (by extension). Each row names a response (``id``,
 against, says how it was picked (``selected``: ``uncertain`` or ``sample``) and carries the
 person's label: ``accept`` true/false (also yes/no, 1/0, y/n); an empty ``accept`` is a row not yet
 labelled and is skipped, as the review file invites. Anything else is an error naming the row.
+
+A CSV review file is written spreadsheet-safe (:func:`escape_cell`: a cell that would begin with a
+formula character gets a ``'`` in front) and read back through :func:`unescape_cell`, which
+removes exactly that quote, so writing and reading a cell is lossless.
 """
 
 from __future__ import annotations
@@ -17,7 +21,24 @@ from .jsonl import read_csv_rows, read_jsonl
 
 _TRUE = {"true", "yes", "y", "1", "accept", "accepted"}
 _FALSE = {"false", "no", "n", "0", "reject", "rejected"}
+#: First characters a spreadsheet may read as the start of a formula (OWASP, "CSV injection").
+FORMULA_STARTS = frozenset("=+-@\t\r")
 FIELDS = ("id", "model", "epoch", "key", "answer_line", "selected", "accept", "note")
+
+
+def escape_cell(text: str) -> str:
+    """``text`` as a spreadsheet-safe CSV cell: one ``'`` in front when, after any leading single
+    quotes, it begins with a formula character (``=``, ``+``, ``-``, ``@``, tab, carriage return).
+    The quotes already there count, so :func:`unescape_cell` can tell the added one apart."""
+    return "'" + text if text.lstrip("'")[:1] in FORMULA_STARTS else text
+
+
+def unescape_cell(text: str) -> str:
+    """The inverse of :func:`escape_cell`: one leading ``'`` removed when, after the quotes, the
+    cell begins with a formula character; any other cell unchanged."""
+    if text[:1] == "'" and text.lstrip("'")[:1] in FORMULA_STARTS:
+        return text[1:]
+    return text
 
 
 @dataclass(frozen=True)
@@ -92,7 +113,7 @@ def read_adjudications(path: Path) -> list[Adjudication]:
 def _csv_rows(path: Path) -> list[tuple[int, dict]]:
     rows = read_csv_rows(path)
     first = next(rows, None)
-    header = first[1] if first is not None else []
+    header = [unescape_cell(name) for name in first[1]] if first is not None else []
     if not {"id", "model", "accept"} <= set(header):
         raise DataError(
             located(path, 1, None, "a CSV header with id, model, key, answer_line, accept is needed")
@@ -103,5 +124,5 @@ def _csv_rows(path: Path) -> list[tuple[int, dict]]:
             continue
         if len(row) != len(header):
             raise DataError(located(path, start, None, "wrong number of columns"))
-        found.append((start, dict(zip(header, row, strict=True))))
+        found.append((start, dict(zip(header, map(unescape_cell, row), strict=True))))
     return found

@@ -4,6 +4,13 @@ Columns (CSV) and fields (JSONL), in order: ``id``, ``model``, ``epoch``, ``key`
 ``extracted`` (what the rule read, as JSON), ``verdict`` (``accept`` or ``reject: reason``),
 ``uncertain`` (why the verdict is doubtful; empty for a sampled certain verdict), ``selected``
 (``uncertain`` or ``sample``), then the two columns to fill: ``accept`` (true/false) and ``note``.
+
+CSV cells are spreadsheet-safe (OWASP's advice on CSV injection): a cell that begins with ``=``,
+``+``, ``-``, ``@``, a tab or a carriage return — after any run of single quotes — gets one more
+``'`` in front, so a spreadsheet shows it as text instead of running it as a formula. Reading the
+file back (:func:`~keyaudit.engine.load.adjudications.unescape_cell`, used by
+``check --adjudications``) removes exactly that quote: the round trip is lossless, and a cell such
+as ``'quoted`` is left alone both ways.
 """
 
 from __future__ import annotations
@@ -13,6 +20,8 @@ import io
 import json
 from collections.abc import Sequence
 from typing import Any
+
+from ..load.adjudications import escape_cell
 
 COLUMNS = (
     "id", "model", "epoch", "key", "answer_line", "extracted", "verdict", "uncertain",
@@ -42,12 +51,17 @@ def review_jsonl(rows: Sequence[Any]) -> str:
 
 def review_csv(rows: Sequence[Any]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    # Records end in CRLF (RFC 4180): the csv module quotes a field holding any character of the
+    # line terminator, so with CRLF a carriage return inside a key or answer is quoted too (with a
+    # bare "\n" it was written unquoted and split the record when read back).
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(COLUMNS)
     for r in rows:
         record = _record(r)
         record["extracted"] = json.dumps(record["extracted"], ensure_ascii=False)
         record["uncertain"] = "; ".join(record["uncertain"])
         record["accept"] = ""
-        writer.writerow([record[c] if record[c] is not None else "" for c in COLUMNS])
+        writer.writerow(
+            [escape_cell(str(record[c])) if record[c] is not None else "" for c in COLUMNS]
+        )
     return buffer.getvalue()
