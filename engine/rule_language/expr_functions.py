@@ -248,6 +248,13 @@ _WORD_VALUES = {word: value for value, word in enumerate(_UNDER_TWENTY)} | {
 }
 
 
+#: Unicode vulgar fractions a number may end in ("4½"): their values.
+_VULGAR_FRACTIONS = {
+    "½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125, "⅜": 0.375, "⅝": 0.625,
+    "⅞": 0.875,
+}
+
+
 def _number_from_words(text: str) -> float | None:
     """The value of a number written in words (under a million), else None."""
     words = text.lower().replace("-", " ").split()
@@ -298,6 +305,12 @@ def _number(x: Any) -> float | None:
         raise ExpressionError(f"number() takes a string or a number, not {type_name(x)}")
     text = x.strip().replace("\u2212", "-")  # the typographic minus LLMs like to write
     if len(text) > 100:
+        return None
+    fraction = _VULGAR_FRACTIONS.get(text[-1:])
+    if fraction is not None:  # "4½" → 4.5, "-1½" → -1.5, "½" → 0.5
+        sign, digits = (-1.0, text[1:-1]) if text[:1] == "-" else (1.0, text[:-1].lstrip("+"))
+        if digits == "" or (digits.isascii() and digits.isdigit() and len(digits) <= 15):
+            return sign * (float(digits or 0) + fraction)
         return None
     if not _NUMERIC.fullmatch(text):
         return _number_from_words(text) if text[:1].isalpha() else None
