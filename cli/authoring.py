@@ -84,6 +84,10 @@ def test_rule(
         typer.Option("--explain", help="An answer text to explain (needs --key): claims, verdict, why."),
     ] = None,
     key: Annotated[str | None, typer.Option("--key", help="The key --explain scores against.")] = None,
+    tree: Annotated[
+        bool,
+        typer.Option("--tree", help="With --explain: also print the answer grammar's parse tree."),
+    ] = False,
     card: Annotated[
         bool,
         typer.Option(
@@ -99,10 +103,15 @@ def test_rule(
     --explain TEXT --key KEY, show how one answer is read.
     """
     loaded = load_rule(resolve_rule_path(rule))
+    if tree and explain is None:
+        raise UsageError("--tree goes with --explain TEXT --key KEY: the tree of that answer")
     if explain is not None or key is not None:
         if explain is None or key is None:
             raise UsageError("--explain and --key go together: the answer text and its key")
-        _render_explanation(Scorer(loaded), key, explain)
+        scorer = Scorer(loaded)
+        _render_explanation(scorer, key, explain)
+        if tree:
+            _render_tree(scorer, explain)
         return
     if min_agreement is not None and cases is None:
         raise UsageError("--min-agreement needs --cases")
@@ -187,6 +196,16 @@ def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
     else:
         detail = f" — {verdict.detail}" if verdict.detail else ""
         console.print(styled("verdict: [red]reject[/red]: {}{}", verdict.reason, detail), soft_wrap=True)
+
+
+def _render_tree(scorer: Scorer, text: str) -> None:
+    lines = scorer.tree(text)
+    if isinstance(lines, str):
+        console.print(f"tree: ({lines})", soft_wrap=True)
+        return
+    console.print("tree:")
+    for line in lines:
+        console.print("  " + line, soft_wrap=True, markup=False, highlight=False)
 
 
 def _render_agreement(name: str, source: Path, agreement: Agreement) -> None:

@@ -113,3 +113,28 @@ def node_value(item: Node | Leaf) -> Any:
     if len(item.children) == 1 and isinstance(item.children[0], Leaf):
         return item.children[0].value
     return item
+
+
+#: Most lines ``format_tree`` prints (a long answer's tree is cut, and says so).
+MAX_TREE_LINES = 400
+
+
+def format_tree(root: Node, max_lines: int = MAX_TREE_LINES) -> list[str]:
+    """The parse tree as indented lines: a rule as ``kind``, a terminal as ``KIND 'text'``.
+
+    For authors (``test-rule --explain TEXT --tree``): which rule and which terminal each word
+    became is what decides whether a phrasing is read, and the tree is the shortest way to see
+    it. Iterative, so a deep tree cannot exhaust the stack."""
+    lines: list[str] = []
+    stack: list[tuple[Node | Leaf, int]] = [(root, 0)]
+    while stack and len(lines) < max_lines:
+        item, depth = stack.pop()
+        pad = "  " * depth
+        if isinstance(item, Leaf):
+            lines.append(f"{pad}{item.kind} {item.value!r}")
+        else:
+            lines.append(f"{pad}{item.kind}")
+            stack.extend((child, depth + 1) for child in reversed(item.children))
+    if stack:
+        lines.append(f"… (cut at {max_lines} lines)")
+    return lines

@@ -32,7 +32,7 @@ from .answer_limits import (
     cut_answer,
 )
 from .asides import move_asides
-from .ast import Node
+from .ast import Node, format_tree
 from .certainty import grammar_vocabulary, unplaced_material
 from .claims import TRIGGER_KINDS, ClaimSet, read_claims
 from .grammar import GrammarParseError
@@ -531,6 +531,20 @@ class Scorer:
                 return verdict, self._claims_of(answer, parsed_key.claims_target)
         except (GrammarParseError, ExpressionError, TimeLimitExceeded, RecursionError):
             return verdict, None
+
+    def tree(self, raw_answer: str) -> list[str] | str:
+        """The answer grammar's parse tree of one answer text (``format_tree`` lines), or why
+        there is none (one line: no answer text, or where parsing failed)."""
+        text = clean_answer(raw_answer, self.rule.answer_format)
+        if not text:
+            return "no answer text"
+        try:
+            with time_limit(ANSWER_SECONDS, "parsing this answer"):
+                return format_tree(self._parse_answer(text))
+        except GrammarParseError as error:
+            return f"the answer grammar does not parse it: {error}"
+        except (TimeLimitExceeded, RecursionError):
+            return "parsing it exceeded the time or depth limit"
 
     def trace(self, key: str, raw_answer: str) -> list[tuple[Requirement, bool | None]]:
         """Each ``[[require]]`` clause in order with its outcome on this answer, up to the first
