@@ -6,17 +6,25 @@ random sample of *certain* ones — the sample is what estimates the rule's erro
 claims to be sure. ``check --adjudications`` reads the labelled file back (:mod:`.load.adjudications`),
 checks every row still names a response with the same key and answer line, and lets the labels
 overrule the rule, with provenance (:class:`AdjudicationSummary`).
+
+The random sample is verifiable: every ``sample`` row records the draw (:class:`Draw`: seed,
+sample size, and the size and SHA-256 of the population of certain verdicts it was drawn from).
+``check`` recomputes the population from the rule's own verdicts, draws again, and refuses a row
+marked ``sample`` that the draw did not pick, or a sample whose population is no longer the one
+it was drawn from — the error rate is estimated only from rows really drawn at random.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DataError, located
-from .load.adjudications import Adjudication
+from .load.adjudications import Adjudication, Draw
 from .load.answer_line import find_answer_line
 from .load.benchmark import Benchmark, Response
 from .rule_language.batch import score_many
@@ -38,6 +46,8 @@ class ReviewRow:
     verdict: str
     uncertain: tuple[str, ...]
     selected: str  # "uncertain" or "sample"
+    #: The draw a ``sample`` row came from; None on an uncertain row.
+    draw: Draw | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,28 @@ class AdjudicationSummary:
     @property
     def error_rate(self) -> float:
         return self.sample_errors / self.sample_n if self.sample_n else float("nan")
+
+
+Identity = tuple[str, str, int]  # (model, id, epoch)
+
+
+def population_digest(population: Sequence[Identity]) -> str:
+    """SHA-256 of the certain verdicts a sample is drawn from, in drawing order."""
+    text = json.dumps([list(ident) for ident in population], ensure_ascii=False,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def draw_sample(
+    population: Sequence[Identity], size: int, seed: int, cells: Sequence[tuple[str, int]]
+) -> tuple[Draw, list[int]]:
+    """The draw of ``size`` (at most the population) of ``population`` (the certain verdicts of
+    ``cells``, in (model, id, epoch) order) with ``seed``, and the positions drawn. ``review``
+    writes the draw; ``check`` draws again from its record to verify the sample."""
+    size = min(size, len(population))
+    picked = random.Random(seed).sample(range(len(population)), size)
+    cells = tuple(sorted(set(cells)))
+    return Draw(seed, size, len(population), cells, population_digest(population)), picked
 
 
 def answer_line_of(scorer: Scorer, text: str) -> str | None:
@@ -98,10 +130,11 @@ def review_queue(
     for (response, scorer), verdict in zip(ruled, score_many(scorers, work, jobs), strict=True):
         row = _row(benchmark, response, scorer, verdict)
         (uncertain if verdict.uncertain else certain).append(row)
-    drawn = random.Random(seed).sample(certain, min(sample, len(certain)))
-    drawn.sort(key=lambda row: (row.model, row.id, row.epoch))
+    cells = [(c.domain, c.level) for rule in rules for c in rule.cells]
+    draw, picked = draw_sample([(r.model, r.id, r.epoch) for r in certain], sample, seed, cells)
+    drawn = sorted((certain[i] for i in picked), key=lambda row: (row.model, row.id, row.epoch))
     return uncertain + [
-        ReviewRow(**{**row.__dict__, "selected": "sample"}) for row in drawn
+        ReviewRow(**{**row.__dict__, "selected": "sample", "draw": draw}) for row in drawn
     ]
 
 
@@ -119,17 +152,31 @@ def _row(benchmark: Benchmark, response: Response, scorer: Scorer, verdict: Verd
     )
 
 
+class Matched(dict):
+    """The labels by (model, id, epoch), as :func:`match_adjudications` found them, and the
+    ruled responses of the cells the random sample was drawn from (None: no sample row), for
+    :func:`verify_sample`."""
+
+    drawn_cells: frozenset[Identity] | None = None
+
+
 def match_adjudications(
     benchmark: Benchmark,
     rules: Sequence[Rule],
     scorers: Sequence[Scorer],
     rows: Sequence[Adjudication],
-) -> dict[tuple[str, str, int], Adjudication]:
+) -> Matched:
     """Check every labelled row against the benchmark: the response must exist in a ruled cell,
     with the same key and the same answer line as when it was reviewed. Any mismatch is an error
     naming the row: a label must never silently apply to a different answer."""
     index = {(r.model, r.id, r.epoch): (r, s) for r, s in _ruled(benchmark, rules, scorers)}
-    matched: dict[tuple[str, str, int], Adjudication] = {}
+    matched = Matched()
+    draw = next((row.draw for row in rows if row.draw is not None), None)
+    if draw is not None:
+        cells = set(draw.cells)
+        matched.drawn_cells = frozenset(
+            ident for ident, (r, _) in index.items() if (r.ref.domain, r.ref.level) in cells
+        )
     for row in rows:
         found = index.get((row.model, row.id, row.epoch))
         if found is None:
@@ -148,10 +195,55 @@ def match_adjudications(
     return matched
 
 
+def verify_sample(matched: dict[Identity, Adjudication], verdicts: dict) -> None:
+    """Refuse any row marked ``sample`` that the review's draw did not pick: the population of
+    certain verdicts is recomputed from the rule's own ``verdicts`` (every ruled response, by
+    (model, id, epoch)) and must be the one drawn from (same size and SHA-256); the draw is then
+    made again from the recorded seed and size. An error names the first offending row."""
+    sampled = [row for row in matched.values() if row.selected == "sample"]
+    if not sampled:
+        return
+    first = min(sampled, key=lambda row: row.line)
+    draw = first.draw
+    if draw is None:  # pragma: no cover - read_adjudications refuses a sample row without one
+        raise DataError(located(first.path, first.line, None, "a 'sample' row without its 'draw'"))
+    within = getattr(matched, "drawn_cells", None)
+    population = sorted(
+        ident for ident, verdict in verdicts.items()
+        if not verdict.uncertain and (within is None or ident in within)
+    )
+    if len(population) != draw.population or population_digest(population) != draw.sha256:
+        raise DataError(
+            located(
+                first.path, first.line, None,
+                f"the random sample cannot be verified: it was drawn from {draw.population:,} "
+                f"certain verdicts and the rule now gives {len(population):,}"
+                f"{'' if len(population) != draw.population else ' others'} (the rule, the "
+                "responses or --epochs changed since review); run keyaudit review again, or "
+                "clear 'selected' on the sample rows to apply their labels without an error rate",
+            )
+        )
+    _, picked = draw_sample(population, draw.sample, draw.seed, draw.cells)
+    drawn = {population[i] for i in picked}
+    for row in sorted(sampled, key=lambda row: row.line):
+        if (row.model, row.id, row.epoch) not in drawn:
+            raise DataError(
+                located(
+                    row.path, row.line, None,
+                    f"marked 'selected: sample' but not drawn at random (seed {draw.seed}, "
+                    f"{draw.sample:,} of {draw.population:,} certain verdicts): only rows the "
+                    "draw picked count as the random sample; clear 'selected' to apply the "
+                    "label without counting it",
+                )
+            )
+
+
 def summarize_adjudications(
     source: Path, matched: dict[tuple[str, str, int], Adjudication], verdicts: dict, confidence: float
 ) -> AdjudicationSummary:
-    """Provenance of the labels against the rule's own verdicts (``verdicts`` by (model, id, epoch))."""
+    """Provenance of the labels against the rule's own verdicts (``verdicts`` by (model, id,
+    epoch), every ruled response), after :func:`verify_sample` has checked the random sample."""
+    verify_sample(matched, verdicts)
     applied = overturned = unc = unc_over = sample_n = sample_err = 0
     for ident, row in matched.items():
         verdict = verdicts[ident]

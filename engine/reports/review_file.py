@@ -3,7 +3,10 @@
 Columns (CSV) and fields (JSONL), in order: ``id``, ``model``, ``epoch``, ``key``, ``answer_line``,
 ``extracted`` (what the rule read, as JSON), ``verdict`` (``accept`` or ``reject: reason``),
 ``uncertain`` (why the verdict is doubtful; empty for a sampled certain verdict), ``selected``
-(``uncertain`` or ``sample``), then the two columns to fill: ``accept`` (true/false) and ``note``.
+(``uncertain`` or ``sample``), ``draw`` (on a ``sample`` row: the seed, sample size, ruled cells
+and the size and SHA-256 of the population of certain verdicts it was drawn from, so ``check``
+can verify the sample; a JSON object, its text in a CSV), then the two columns to fill:
+``accept`` (``true``/``false``) and ``note``.
 
 CSV cells are spreadsheet-safe (OWASP's advice on CSV injection): a cell that begins with ``=``,
 ``+``, ``-``, ``@``, a tab or a carriage return — after any run of single quotes — gets one more
@@ -25,7 +28,7 @@ from ..load.adjudications import escape_cell
 
 COLUMNS = (
     "id", "model", "epoch", "key", "answer_line", "extracted", "verdict", "uncertain",
-    "selected", "accept", "note",
+    "selected", "draw", "accept", "note",
 )
 
 
@@ -40,6 +43,7 @@ def _record(row: Any) -> dict[str, Any]:
         "verdict": row.verdict,
         "uncertain": list(row.uncertain),
         "selected": row.selected,
+        "draw": row.draw.to_json() if row.draw is not None else None,
         "accept": None,
         "note": "",
     }
@@ -60,6 +64,7 @@ def review_csv(rows: Sequence[Any]) -> str:
         record = _record(r)
         record["extracted"] = json.dumps(record["extracted"], ensure_ascii=False)
         record["uncertain"] = "; ".join(record["uncertain"])
+        record["draw"] = r.draw.text() if r.draw is not None else ""
         record["accept"] = ""
         writer.writerow(
             [escape_cell(str(record[c])) if record[c] is not None else "" for c in COLUMNS]
