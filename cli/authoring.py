@@ -19,7 +19,7 @@ from keyaudit.engine.reports.formatting import pct
 from keyaudit.engine.rule_language.agreement import Agreement, measure_agreement
 from keyaudit.engine.rule_language.keystructure import require_cell
 from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scaffold import CellTest, scaffold_rule
+from keyaudit.engine.rule_language.scaffold import CellTest, check_domain, scaffold_rule
 from keyaudit.engine.rule_language.scaffold import test_rule as run_rule_test
 from keyaudit.engine.rule_language.scoring import Scorer
 
@@ -39,6 +39,7 @@ def new_rule(
     ] = Path("."),
 ) -> None:
     """Scaffold a rule and its key/answer grammars from the cell's induced key templates."""
+    check_domain(domain)  # before any work: the domain names the files
     check_output("--out", out, protected_paths(bench), folder=True)
     benchmark = load_benchmark(bench_dir(bench), with_responses=False)
     require_cell(benchmark, domain, level)

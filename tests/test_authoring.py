@@ -165,3 +165,64 @@ def test_scaffold_is_on_the_claim_layer(tmp_path: Path) -> None:
     }
     for answer, reason in cases.items():
         assert scorer.score_answer_text(key, answer).reason == reason, answer
+
+
+# ---- issue 26 item 10: a long domain, and key text that is grammar syntax
+
+
+def test_a_300_character_domain_is_a_one_line_usage_error(tmp_path: Path, run_cli) -> None:
+    """A benchmark whose domain is 300 characters long: new-rule used to crash writing
+    ``DOMAIN.toml`` (file name too long, exit 3)."""
+    domain = "a" * 300
+    bench = tmp_path / "bench"
+    (bench / "keys").mkdir(parents=True)
+    (bench / "keys" / "k.jsonl").write_text(
+        "".join(f'{{"id": "{domain}_{i:04d}_q5", "answer": "stable {i}"}}\n' for i in range(3)),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    result = run_cli("new-rule", domain, "--level", "5", "--bench", str(bench), "--out", str(out))
+    assert result.code == 2, result.err
+    assert result.err.strip() == (
+        "keyaudit: error: a domain name for new-rule is at most 100 characters (it names the "
+        "rule's files), got 300"
+    )
+    assert list(out.iterdir()) == []
+    with pytest.raises(UsageError, match="at most 100 characters"):
+        scaffold_rule(domain, 5, ["stable 1"], out)
+    files = scaffold_rule("d" * 100, 5, ["stable 1", "stable 2"], out)  # the longest works
+    assert files.rule.name == "d" * 100 + ".toml" and load_rule(files.rule).cells
+
+
+#: Keys whose text is Lark or TOML syntax, or holds what would end a literal, a regex or a line.
+HOSTILE_KEYS = [
+    'say "hi" 5', 'say "hi" 7',
+    "back\\slash 5", "end\\",
+    "a/b 5", "//not a comment 6", "/x/i 3",
+    'x" | /.*/ | "y 4', "%ignore /x/ 6", "?start: form_1 2",
+    "a {NUMBER} b 5", "{LETTER} 6",
+    "nul\x00here 5", "del\x7fhere 6", "tick''' 7",
+    "first line\n%import .common.WORD\nstart: WORD 5",
+]
+
+
+def test_new_rule_quotes_key_text_in_its_grammars(tmp_path: Path) -> None:
+    """Key text is data in the scaffolded grammars: quoted and escaped, never grammar. Every key
+    still parses with the key grammar (so each literal means exactly its key text), the grammars
+    have no line a key wrote, and the single-line keys pass the keys check."""
+    for half, keys in enumerate((HOSTILE_KEYS[:8], HOSTILE_KEYS[8:])):  # 12 templates at most
+        files = scaffold_rule(f"hostile{half}", 5, keys, tmp_path)
+        scorer = Scorer(load_rule(files.rule))
+        for key in keys:
+            assert scorer.parse_key(key).node is not None, key
+        assert all(r.passed for r in run_examples(scorer))
+        assert keys_check(scorer, [k for k in keys if "\n" not in k]).passed
+        for text in (files.key_text, files.answer_text):
+            lines = text.splitlines()
+            assert not any(line.startswith(("%import .common.WORD", "start: WORD")) for line in lines)
+            assert "\x00" not in text and "\x7f" not in text
+    # a key's own "{NUMBER}" is text, not a slot: the template has only the real number slot
+    a_b = scorer.score_answer_text("a {NUMBER} b 5", "a {NUMBER} b 5")
+    assert a_b.accept and a_b.values["number"] == 5
+    assert not scorer.score_answer_text("a {NUMBER} b 5", "a 7 b 5").accept

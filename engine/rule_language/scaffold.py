@@ -29,6 +29,7 @@ cells, the keys its grammar rejects, and a sample of stored responses per verdic
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -36,8 +37,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UsageError, printable
 from ..load.benchmark import Benchmark
+from ..load.filekind import exists_at_all
+from .keystructure import _SLOT as SLOT_PATTERN
 from .keystructure import InducedTemplate, induce_templates
 from .rule import AnswerFormat, Rule, load_rule
 from .rulecheck import ExampleResult, KeysCheck, keys_check, run_examples
@@ -48,6 +51,9 @@ from .scoring import Scorer, normalise_characters
 MAX_TEMPLATES = 12
 #: How many accepted and rejected examples the scaffold carries.
 N_EXAMPLES = 3
+#: Longest domain name ``new-rule`` scaffolds: it names three files (``DOMAIN_answer.lark``), and
+#: a file name has at most 255 bytes.
+MAX_DOMAIN_CHARS = 100
 
 _PLACEHOLDER = re.compile(r"\{([A-Z]+(?:_\d+)?)\}")
 _SLOT_PATTERNS = {
@@ -85,13 +91,59 @@ def split_template(template: str) -> list[tuple[str, str | None]]:
     return parts
 
 
+def template_parts(item: InducedTemplate) -> list[tuple[str, str | None]]:
+    """Like :func:`split_template`, but read from where the slots really are in the template's
+    example key, not from the ``{...}`` marks in its text: a key that itself contains
+    ``{NUMBER}`` gets no slot there."""
+    parts: list[tuple[str, str | None]] = []
+    cursor = 0
+    for match, slot in zip(SLOT_PATTERN.finditer(item.example), item.slots, strict=True):
+        parts.append((item.example[cursor : match.start()], slot))
+        cursor = match.end()
+    parts.append((item.example[cursor:], None))
+    return parts
+
+
+def _escaped(text: str, keep: str = "") -> str:
+    """``text`` with every character that is not printable (controls, line and paragraph
+    separators, DEL...) written as a Python escape, which Lark's literals and TOML read too."""
+    out = []
+    for char in text:
+        if char.isprintable() or char in keep:
+            out.append(char)
+        elif ord(char) <= 0xFFFF:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return "".join(out)
+
+
+def lark_string(text: str) -> str:
+    """``text`` as a Lark string literal that means exactly ``text``: quotes and backslashes
+    escaped, anything not printable (a newline, NUL, DEL) as ``\\uXXXX``; one line, so key
+    text can never end the literal or start a grammar line of its own."""
+    return '"' + _escaped(text.replace("\\", "\\\\").replace('"', '\\"')) + '"'
+
+
+def quoted(text: str) -> str:
+    """``text`` as a one-line double-quoted string that TOML and JSON read back exactly: JSON's
+    escapes, and DEL, line separators and every other character that is not printable escaped
+    too (TOML refuses them raw). Also how a template is shown in a grammar comment, which a
+    newline in it would otherwise end."""
+    return _escaped(json.dumps(text, ensure_ascii=False))
+
+
 def slot_kind(slot: str) -> str:
     """``LETTER`` or ``NUMBER``: the induced kind of a slot named ``LETTER_2`` or ``NUMBER``."""
     return slot.split("_")[0]
 
 
 def _lark_regex(pattern: str) -> str:
-    return "/" + pattern.replace("/", "\\/") + "/i"
+    """``pattern`` as a Lark regex literal: ``/`` escaped, and anything not printable written as
+    an escape (a raw newline or NUL would end or break the grammar line)."""
+    # re.escape writes the characters it escapes that are not printable (tab, newline...) as a
+    # backslash and the raw character; they are whitespace, which _flexible never puts in a word.
+    return "/" + _escaped(pattern.replace("/", "\\/")) + "/i"
 
 
 def _clean_piece(text: str) -> str:
@@ -105,6 +157,8 @@ def _flexible(text: str, last: bool) -> str:
     if last:
         text = text.rstrip(_TRAILING + " ")
     words = text.split()
+    if not words:  # only spacing (between two slots): the answer's %ignore WS covers it
+        return ""
     body = r"\s+".join(re.escape(w) for w in words)
     lead = r"\s*" if text[:1].isspace() else ""
     tail = r"\s*" if text[-1:].isspace() and not last else ""
@@ -114,9 +168,9 @@ def _flexible(text: str, last: bool) -> str:
     return lead + body + tail
 
 
-def _pieces(template: str) -> list[tuple[str, str]]:
+def _pieces(item: InducedTemplate) -> list[tuple[str, str]]:
     """``[(kind, regex), ...]`` of a template: literal pieces and slots, in order, none empty."""
-    parts = split_template(template)
+    parts = template_parts(item)
     out: list[tuple[str, str]] = []
     for index, (literal, slot) in enumerate(parts):
         last = index == len(parts) - 1
@@ -134,14 +188,14 @@ def key_grammar_text(domain: str, level: int, templates: Sequence[InducedTemplat
         "// `keyaudit new-rule`. Each form_N is one template; slots are named rules.",
     ]
     for number, item in enumerate(templates, start=1):
-        lines.append(f"//   form_{number}: {item.template}  ({item.count} keys)")
+        lines.append(f"//   form_{number}: {quoted(item.template)}  ({item.count} keys)")
     lines += ["", "?start: " + " | ".join(f"form_{n}" for n in range(1, len(templates) + 1)), ""]
     slots: set[str] = set()
     for number, item in enumerate(templates, start=1):
         body = []
-        for literal, slot in split_template(item.template):
+        for literal, slot in template_parts(item):
             if literal:
-                body.append(json.dumps(literal, ensure_ascii=False))
+                body.append(lark_string(literal))
             if slot is not None:
                 body.append(slot.lower())
                 slots.add(slot)
@@ -184,7 +238,7 @@ def answer_grammar_text(domain: str, level: int, templates: Sequence[InducedTemp
     terminals: list[str] = []
     slot_rules: list[str] = []
     for index, item in enumerate(templates):
-        pieces = _pieces(item.template)
+        pieces = _pieces(item)
         body = []
         for position, (kind, regex) in enumerate(pieces):
             rest = r"\s*".join(r for _, r in pieces[position + 1 :])
@@ -255,7 +309,7 @@ def rule_text(
         f"STARTER rule for {domain} L{level}: accepts an answer that restates one key template",
         "with the key's slot values. Replace with what the question asks and the key represents.",
         '"""',
-        f"question = {json.dumps(question, ensure_ascii=False)}",
+        f"question = {quoted(question)}",
         f"cells = [{{ domain = {json.dumps(domain)}, level = {level} }}]",
         f'key_grammar = "{domain}_key.lark"',
         f'answer_grammar = "{domain}_answer.lark"',
@@ -352,18 +406,18 @@ def _toml_value(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
-    return json.dumps(value if isinstance(value, str) else str(value), ensure_ascii=False)
+    return quoted(value if isinstance(value, str) else str(value))
 
 
 def _example_block(note: str, key: str, answer: str, verdict, outputs: Sequence[str]) -> str:
     extract = ", ".join(f"{name} = {_toml_value(verdict.values.get(name))}" for name in outputs)
     return (
         "[[example]]\n"
-        f"note = {json.dumps(note, ensure_ascii=False)}\n"
-        f"key = {json.dumps(key, ensure_ascii=False)}\n"
-        f"answer = {json.dumps(answer, ensure_ascii=False)}\n"
+        f"note = {quoted(note)}\n"
+        f"key = {quoted(key)}\n"
+        f"answer = {quoted(answer)}\n"
         f"accept = {'true' if verdict.accept else 'false'}\n"
-        f"reason = {json.dumps(verdict.reason)}\n"
+        f"reason = {quoted(verdict.reason)}\n"
         f"extract = {{ {extract} }}\n"
     )
 
@@ -374,7 +428,10 @@ def _examples(rule_path: Path, keys: Sequence[str]) -> str:
     scorer = Scorer(rule)
     outputs = list(rule.outputs)
     distinct = list(dict.fromkeys(keys))
-    parsed = [k for k in distinct if scorer.parse_key(k).node is not None]
+    # A key that holds a line break cannot be restated on one answer line: no example of it.
+    parsed = [
+        k for k in distinct if len(k.splitlines()) == 1 and scorer.parse_key(k).node is not None
+    ]
     blocks = ["# ---- examples (from real keys; add the phrasings models write) --------------"]
     blocks.append('# In `extract`, "" stands for null (TOML has no null).\n')
     chosen: list[str] = []
@@ -414,6 +471,18 @@ def answer_trim(keys: Sequence[str]) -> str | None:
     return "".join(c for c in default if c not in ends)
 
 
+def check_domain(domain: str) -> None:
+    """Refuse (:class:`UsageError`) a domain ``new-rule`` cannot name files after: letters,
+    digits and ``_``, a letter first, at most :data:`MAX_DOMAIN_CHARS` characters."""
+    if len(domain) > MAX_DOMAIN_CHARS:
+        raise UsageError(
+            f"a domain name for new-rule is at most {MAX_DOMAIN_CHARS} characters (it names the "
+            f"rule's files), got {len(domain):,}"
+        )
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", domain):
+        raise UsageError(f"{domain!r}: a domain name must be letters, digits and '_' only")
+
+
 def scaffold_paths(domain: str, out: Path) -> tuple[Path, Path, Path]:
     return (out / f"{domain}.toml", out / f"{domain}_key.lark", out / f"{domain}_answer.lark")
 
@@ -426,12 +495,11 @@ def scaffold_rule(
     Refuses (:class:`UsageError`) when any of the files exists or the cell has no keys. The rule
     is loaded and its keys check run before returning; a scaffold that fails it is a bug here.
     """
-    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", domain):
-        raise UsageError(f"{domain!r}: a domain name must be letters, digits and '_' only")
+    check_domain(domain)
     if not keys:
         raise UsageError(f"{domain} L{level}: no keys in this cell")
     paths = scaffold_paths(domain, out)
-    existing = [str(p) for p in paths if p.exists()]
+    existing = [printable(str(p)) for p in paths if exists_at_all(p)]
     if existing:
         raise UsageError(
             f"refusing to overwrite {', '.join(existing)}; remove the files or choose --out"
@@ -439,23 +507,46 @@ def scaffold_rule(
     templates = tuple(induce_templates(keys)[:MAX_TEMPLATES])
     key_text = key_grammar_text(domain, level, templates)
     answer_text = answer_grammar_text(domain, level, templates)
-    out.mkdir(parents=True, exist_ok=True)
     rule_path, key_path, answer_path = paths
-    key_path.write_text(key_text, encoding="utf-8")
-    answer_path.write_text(answer_text, encoding="utf-8")
     trim = answer_trim(keys)
-    draft = rule_text(domain, level, templates, question, trim=trim)
-    rule_path.write_text(draft, encoding="utf-8")
+    written: list[Path] = []
     try:
+        _write(out, None, "", written)
+        _write(key_path, key_path, key_text, written)
+        _write(answer_path, answer_path, answer_text, written)
+        draft = rule_text(domain, level, templates, question, trim=trim)
+        _write(rule_path, rule_path, draft, written)
         examples = _examples(rule_path, keys)
         final = rule_text(domain, level, templates, question, examples, trim)
-        rule_path.write_text(final, encoding="utf-8")
+        _write(rule_path, rule_path, final, written)
         load_rule(rule_path)
-    except Exception:
-        for path in paths:
-            path.unlink(missing_ok=True)
+    except BaseException:
+        for path in written:  # only what this call wrote: never a file that was there before
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
         raise
     return ScaffoldFiles(rule_path, key_path, answer_path, final, key_text, answer_text, templates)
+
+
+def _write(target: Path, path: Path | None, text: str, written: list[Path]) -> None:
+    """Write ``text`` to ``path`` (``None``: make the folder ``target``), recording what was
+    written. A file is first created exclusively (never over one that appeared meanwhile), then
+    rewritten; a failure (a name too long, no space, no permission) is one line naming it."""
+    try:
+        if path is None:
+            target.mkdir(parents=True, exist_ok=True)
+            return
+        mode = "w" if path in written else "x"
+        with path.open(mode, encoding="utf-8") as stream:
+            if mode == "x":
+                written.append(path)
+            stream.write(text)
+    except FileExistsError:
+        raise UsageError(f"refusing to overwrite {printable(str(path))}") from None
+    except OSError as error:
+        raise UsageError(
+            f"cannot write {printable(str(target))}: {error.strerror or type(error).__name__}"
+        ) from None
 
 
 # --------------------------------------------------------------------------- test-rule
