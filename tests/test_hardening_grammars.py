@@ -266,3 +266,93 @@ def test_a_shared_part_is_compiled_once_and_means_the_same() -> None:
     b = re.search(r"^B: /(.*)/i$", out, re.M).group(1)
     assert re.fullmatch(a, "Green  light", re.I) and re.fullmatch(b, "no red", re.I)
     assert not re.fullmatch(a, "blue light", re.I)
+
+
+# ---- issue 26 item 9 (old F07): a grammar of thousands of keywords
+
+
+def _keywords(count: int) -> str:
+    return ANSWER_GRAMMAR.replace("_item: status | WORD", "_item: status | WORD | kw") + (
+        "kw: " + " | ".join(f'"kw{i}x"' for i in range(count)) + "\n"
+    )
+
+
+def test_a_grammar_of_5000_keywords_is_a_bounded_one_line_error(tmp_path: Path) -> None:
+    """5,000 string literals took 33 s and 2.95 GB and failed with ``SystemError: <function ...
+    at 0x7f...> returned NULL``. Now the terminals are counted as Lark compiles the grammar, before
+    any table is built. The child runs under a 1.5 GB address-space cap and a 120 s timeout, so
+    the old behaviour fails fast instead of taking the machine."""
+    import resource
+    import subprocess
+    import sys
+    import time
+
+    from hostile import ENTRY
+
+    folder = tmp_path / "r"
+    rule = make_rule(folder, _keywords(5000))
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1536 * 1024 * 1024,) * 2)
+
+    started = time.monotonic()
+    child = subprocess.run(
+        [sys.executable, "-c", ENTRY, "score", str(rule), "--cases", "-"],
+        input=CASE, capture_output=True, text=True, timeout=120, preexec_fn=cap,
+        env={**os.environ, "KEYAUDIT_CACHE_DIR": "off"},
+    )
+    seconds = time.monotonic() - started
+    line = assert_one_line_error(
+        child.stderr, child.returncode, str(folder / "a.lark"), "at most 500 terminals"
+    )
+    assert "0x" not in line and "SystemError" not in line
+    assert seconds < 60, seconds  # about 1.5 s of CPU time on the 2-core test machine
+
+
+def test_the_terminal_limit_counts_what_lark_keeps(tmp_path: Path, monkeypatch) -> None:
+    """The limit is on the compiled grammar: every named terminal and distinct literal it uses
+    (here STATUS, WORD, the %ignore pattern and the keywords), not on unused definitions."""
+    from keyaudit.engine.errors import RuleError
+    from keyaudit.engine.rule_language import grammar
+
+    monkeypatch.setattr(grammar, "MAX_TERMINALS", 10)
+    folder = tmp_path / "r"
+    folder.mkdir()
+    fits = folder / "fits.lark"
+    fits.write_text(_keywords(7) + 'UNUSED: "never"\n', encoding="utf-8")  # 3 + 7 = 10
+    assert len(grammar.CompiledGrammar(fits)._lark.terminals) == 10
+    over = folder / "over.lark"
+    over.write_text(_keywords(8), encoding="utf-8")
+    with pytest.raises(RuleError, match=r"over\.lark: grammar error: a grammar may have at most 10 terminals"):
+        grammar.CompiledGrammar(over)
+
+
+def test_bundled_grammars_are_well_within_the_terminal_limit() -> None:
+    from keyaudit.engine.load.locate import bundled_rules_dir
+    from keyaudit.engine.rule_language.grammar import MAX_TERMINALS
+    from keyaudit.engine.rule_language.rule import load_rule
+
+    counts = {}
+    for path in sorted(bundled_rules_dir().glob("*.toml")):
+        rule = load_rule(path)
+        for compiled in (rule.key_grammar, rule.answer_grammar):
+            counts[compiled.path.name] = len(compiled._lark.terminals)
+    assert counts and max(counts.values()) <= MAX_TERMINALS // 5, counts
+
+
+def test_running_out_of_memory_while_building_is_a_plain_one_line_error(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """What a C function out of memory raises says nothing to a user and names an address."""
+    from keyaudit.engine.errors import RuleError
+    from keyaudit.engine.rule_language import grammar
+
+    def fail(*args, **kwargs):
+        raise SystemError("<built-in method build of object at 0x7f3a2c1e5d00> returned NULL")
+
+    monkeypatch.setattr(grammar, "build_parser", fail)
+    path = tmp_path / "g.lark"
+    path.write_text(ANSWER_GRAMMAR, encoding="utf-8")
+    with pytest.raises(RuleError) as raised:
+        grammar.CompiledGrammar(path)
+    assert str(raised.value) == f"{path}: grammar error: building the parser ran out of memory"

@@ -44,6 +44,12 @@ MAX_GRAMMAR_BYTES = 1024 * 1024
 MAX_IMPORTS = 500
 #: CPU seconds building one parser may take.
 BUILD_SECONDS = 60.0
+#: Most terminals one parser may have: named terminals and each distinct string literal (a
+#: keyword), after Lark drops the unused ones. Building LALR tables and the contextual lexer costs
+#: about states x terminals, and a list of keywords makes both grow together: 2,000 keywords took
+#: 23 s and 1.8 GB, 5,000 ran out of memory. 500 build in about 2 s and 170 MB; the bundled
+#: grammars have at most 48. Checked as Lark compiles the grammar, before any table is built.
+MAX_TERMINALS = 500
 #: Python frames building one parser may nest, counted from where the build starts: Lark's
 #: grammar compiler recurses along chains of rules, and a fixed headroom makes whether a chain
 #: is too deep a property of the grammar, not of how deep the caller's stack happened to be.
@@ -168,6 +174,37 @@ def read_grammar(path: Path) -> str:
 
 #: The name the rest of keyaudit reads a grammar file's text by (phrase lexicons compiled in).
 read_grammar_text = read_grammar
+
+
+class TooManyTerminals(Exception):
+    """A grammar with more than :data:`MAX_TERMINALS` terminals (raised while Lark compiles it)."""
+
+
+class _TerminalBudget:
+    """Lark's ``edit_terminals`` hook: called once per terminal of the compiled grammar, after the
+    unused ones are dropped and before the lexer and LALR tables are built; it counts them and
+    stops the build past :data:`MAX_TERMINALS`. (Not part of the parser cache's key: Lark calls
+    it only when it builds.)"""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, terminal: object) -> None:
+        self.count += 1
+        if self.count > MAX_TERMINALS:
+            raise TooManyTerminals()
+
+    def __repr__(self) -> str:
+        return "keyaudit.TerminalBudget"
+
+
+def _too_many_terminals(count: int | None = None) -> str:
+    has = f"{count:,}" if count is not None else "more"
+    return (
+        f"grammar error: a grammar may have at most {MAX_TERMINALS:,} terminals (each named "
+        f"terminal and each distinct string literal counts), this one has {has}: put keywords "
+        "into one regex terminal or a %phrase lexicon"
+    )
 
 
 class ImportRefused(Exception):
@@ -300,7 +337,10 @@ class CompiledGrammar:
                     lexer="contextual",
                     start=start,
                     maybe_placeholders=False,
+                    edit_terminals=_TerminalBudget(),
                 )
+                if len(self._lark.terminals) > MAX_TERMINALS:  # a parser from the cache
+                    raise TooManyTerminals(len(self._lark.terminals))
                 install_word_dispatch(self._lark)
                 self._fast = fast_parser(self._lark)
         except ImportRefused as error:
@@ -323,6 +363,15 @@ class CompiledGrammar:
             ) from None
         except TimeLimitExceeded as error:
             raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
+        except TooManyTerminals as error:
+            count = error.args[0] if error.args else None
+            raise RuleError(located(path, None, None, _too_many_terminals(count))) from None
+        except (MemoryError, SystemError):
+            # Out of memory inside Lark or re; a C function that fails this way can surface as
+            # "SystemError: <function ... at 0x...> returned NULL", which says nothing to a user.
+            raise RuleError(
+                located(path, None, None, "grammar error: building the parser ran out of memory")
+            ) from None
         except Exception as error:  # noqa: BLE001 - whatever Lark or re make of a hostile grammar
             raise RuleError(
                 located(
