@@ -351,3 +351,21 @@ def test_a_duplicated_column_is_refused(tmp_path: Path) -> None:
     target.write_text("id,model,key,accept,accept\r\nx,m,k,true,false\r\n", encoding="utf-8")
     with pytest.raises(DataError, match="dup.csv:1: column 'accept' appears twice"):
         read_adjudications(target)
+
+
+def test_the_sample_is_verified_when_check_runs_more_rules_than_review(
+    run_cli, tmp_path: Path
+) -> None:
+    """The draw records the cells it was drawn from: check with another rule besides still
+    recomputes the same population (only the reviewed cells' certain verdicts)."""
+    queue = tmp_path / "q.jsonl"
+    assert run_cli("review", "physical_stability", "--out", str(queue), "--sample", "4").code == 0
+    rows = [json.loads(line) for line in queue.read_text(encoding="utf-8").splitlines()]
+    labels = _write(tmp_path / "l.jsonl", _labelled(rows))
+    report = tmp_path / "audit.json"
+    result = run_cli(
+        "check", "physical_stability", "gear_train", "--adjudications", str(labels),
+        "--resamples", "50", "--json", str(report),
+    )
+    assert result.code == 0, result.err
+    assert json.loads(report.read_text())["adjudications"]["sample_n"] == 4
