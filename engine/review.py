@@ -17,7 +17,6 @@ it was drawn from — the error rate is estimated only from rows really drawn at
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,10 +72,18 @@ Identity = tuple[str, str, int]  # (model, id, epoch)
 
 
 def population_digest(population: Sequence[Identity]) -> str:
-    """SHA-256 of the certain verdicts a sample is drawn from, in drawing order."""
-    text = json.dumps([list(ident) for ident in population], ensure_ascii=False,
-                      separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    """SHA-256 of the certain verdicts a sample is drawn from, in drawing order: each identity
+    length-prefixed (``len:model len:id epoch;``), so no text can imitate another split; hashed
+    in chunks, so a population of millions is never one big string."""
+    digest = hashlib.sha256()
+    for start in range(0, len(population), 10_000):
+        digest.update(
+            "".join(
+                f"{len(model)}:{model}{len(item)}:{item}{epoch};"
+                for model, item, epoch in population[start : start + 10_000]
+            ).encode("utf-8", "surrogatepass")
+        )
+    return digest.hexdigest()
 
 
 def draw_sample(
