@@ -8,7 +8,8 @@ checks every row still names a response with the same key and answer line, and l
 overrule the rule, with provenance (:class:`AdjudicationSummary`).
 
 The random sample is verifiable: every ``sample`` row records the draw (:class:`Draw`: seed,
-sample size, and the size and SHA-256 of the population of certain verdicts it was drawn from).
+sample size, the ruled cells, and the size and SHA-256 of the population of certain verdicts it
+was drawn from).
 ``check`` recomputes the population from the rule's own verdicts, draws again, and refuses a row
 marked ``sample`` that the draw did not pick, or a sample whose population is no longer the one
 it was drawn from — the error rate is estimated only from rows really drawn at random.
