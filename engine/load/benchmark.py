@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 from ..errors import DataError, UsageError, located
 from . import keycache
+from .budget import ResponseBudget
 from .csv_keys import csv_tree_files, read_csv_keys
 from .filekind import exists_at_all, file_problem, folder_problem
 from .jsonl import data_files, jsonl_files, read_jsonl, require_field
@@ -516,8 +517,9 @@ def load_responses(
     seen: dict[tuple[str, str, int], str] = {}
     kept: dict[tuple[str, str, int], Response] = {}
     infos: list[RunInfo] = []
+    budget = ResponseBudget()  # one for the whole load: every source's responses count
     for source in sources:
-        for run in read_source(source, names):
+        for run in read_source(source, names, budget):
             if not run.samples:
                 continue
             model = run.model

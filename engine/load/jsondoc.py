@@ -1,19 +1,22 @@
 """Read one whole JSON document (a log file, a ZIP member, a results file) within bounds.
 
 Evaluation logs are single JSON documents, not lines, so the line cap of :mod:`.jsonl` does not
-apply; instead a document is at most :data:`MAX_DOCUMENT_BYTES` (checked before it is read or
-inflated: a ZIP member's declared size, a file's size), and every way ``json`` can fail is an
-error of its place: malformed JSON and invalid UTF-8 with line and column, nesting too deep,
-integers too long for Python, lone surrogate escapes.
+apply; instead a document is at most :data:`MAX_DOCUMENT_BYTES` (a file's size checked before it is
+read; a ZIP member's size as it inflates, see :mod:`.responses.zipmember`), the memory its parse
+can take must fit in the run's memory budget (:mod:`.budget`, checked before it is parsed), and
+every way ``json`` can fail is an error of its place: malformed JSON and invalid UTF-8 with line
+and column, nesting too deep, integers too long for Python, lone surrogate escapes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, located
+from .budget import ResponseBudget
 from .filekind import file_problem
 from .jsonl import check_unicode
 
@@ -33,13 +36,18 @@ def too_large(where: str | Path, size: int) -> DataError:
     )
 
 
-def read_document_bytes(path: Path) -> bytes:
-    """The bytes of the file at ``path``: a regular file of at most the limit, else an error."""
+def read_document_bytes(path: Path, budget: ResponseBudget | None = None) -> bytes:
+    """The bytes of the file at ``path``: a regular file of at most the limit (and of at most
+    half the room ``budget`` has left: its bytes and its text are both held), else an error."""
     problem = file_problem(path, "a JSON file")
     if problem is not None:
         raise DataError(located(path, None, None, problem))
     try:
         with path.open("rb") as stream:
+            if budget is not None:
+                size = os.fstat(stream.fileno()).st_size
+                if size <= MAX_DOCUMENT_BYTES and size > budget.document_room():
+                    raise budget.document_over(path, 2 * size)
             data = stream.read(MAX_DOCUMENT_BYTES + 1)
     except OSError as error:
         raise DataError(
@@ -50,9 +58,14 @@ def read_document_bytes(path: Path) -> bytes:
     return data
 
 
-def parse_document(data: bytes | str, where: str | Path) -> Any:
-    """The JSON value of ``data``; any failure is a one-line :class:`DataError` at ``where``."""
-    if isinstance(data, bytes):
+def parse_document(
+    data: bytes | bytearray | str, where: str | Path, budget: ResponseBudget | None = None
+) -> Any:
+    """The JSON value of ``data``; any failure is a one-line :class:`DataError` at ``where``.
+
+    A document whose parse could take more memory than ``budget`` (default: a fresh run's) has
+    left is refused before it is parsed."""
+    if not isinstance(data, str):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -64,6 +77,8 @@ def parse_document(data: bytes | str, where: str | Path) -> Any:
             ) from None
     else:
         text = data
+    held = 0 if isinstance(data, str) else len(data)
+    (budget if budget is not None else ResponseBudget()).check_document(text, where, held)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:

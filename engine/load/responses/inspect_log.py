@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError, located
+from ..budget import ResponseBudget
 from ..jsondoc import parse_document, read_document_bytes
 from .records import LoggedRun, LoggedSample, ResponseSource
 from .records import renamed as _renamed
@@ -30,11 +31,15 @@ _TRUE = {"c", "correct", "yes", "true", "1"}
 _FALSE = {"i", "incorrect", "no", "false", "0"}
 
 
-def read_inspect(path: Path, source: ResponseSource) -> LoggedRun:
-    """One inspect log (``.eval`` or ``.json``) as a :class:`LoggedRun`."""
+def read_inspect(
+    path: Path, source: ResponseSource, budget: ResponseBudget | None = None
+) -> LoggedRun:
+    """One inspect log (``.eval`` or ``.json``) as a :class:`LoggedRun`; each kept response and
+    each document read is charged to ``budget`` (default: a fresh run's)."""
+    budget = budget if budget is not None else ResponseBudget()
     if is_zip(path) or path.name.endswith(".eval"):
-        return _read_eval(path, source)  # a .eval that is not a ZIP fails here, saying so
-    return _read_json_log(path, source)
+        return _read_eval(path, source, budget)  # a .eval that is not a ZIP fails here, saying so
+    return _read_json_log(path, source, budget)
 
 
 def is_zip(path: Path) -> bool:
@@ -45,9 +50,20 @@ def is_zip(path: Path) -> bool:
         raise DataError(located(path, None, None, f"cannot read file: {error}")) from None
 
 
-def _read_eval(path: Path, source: ResponseSource) -> LoggedRun:
+def _read_eval(path: Path, source: ResponseSource, budget: ResponseBudget) -> LoggedRun:
     with open_archive(path) as archive:
         names = archive.namelist()
+        if len(set(names)) != len(names):  # zipfile would silently read the last of them
+            seen: set[str] = set()
+            twice = next(n for n in names if n in seen or seen.add(n))
+            raise DataError(
+                located(
+                    f"{path}:{twice}",
+                    None,
+                    None,
+                    "the archive holds this member twice: which one is the log's is unknowable",
+                )
+            )
         if "header.json" not in names:
             raise DataError(
                 located(
@@ -58,25 +74,32 @@ def _read_eval(path: Path, source: ResponseSource) -> LoggedRun:
                     "rerun it or point at a complete log",
                 )
             )
-        header = _json(read_member(archive, "header.json", path), f"{path}:header.json")
-        model, scorer = _header(header, source, f"{path}:header.json")
+        where = f"{path}:header.json"
+        header = _json(read_member(archive, "header.json", path, budget), where, budget)
+        model, scorer = _header(header, source, where)
         samples = []
         for name in sorted(n for n in names if _SAMPLE_MEMBER.match(n)):
             where = f"{path}:{name}"
-            record = _json(read_member(archive, name, path), where)
-            samples.append(_sample(record, scorer, source, where))
+            record = _json(read_member(archive, name, path, budget), where, budget)
+            sample = _sample(record, scorer, source, where)
+            del record  # the rest of the sample (messages, events) is not kept
+            budget.charge_text(sample.text, where)
+            samples.append(sample)
     return _run(path, model, scorer, source, samples)
 
 
-def _read_json_log(path: Path, source: ResponseSource) -> LoggedRun:
-    log = _json(read_document_bytes(path), str(path))
+def _read_json_log(path: Path, source: ResponseSource, budget: ResponseBudget) -> LoggedRun:
+    log = _json(read_document_bytes(path, budget), str(path), budget)
     model, scorer = _header(log, source, str(path))
     records = log.get("samples")
     if not isinstance(records, list):
         raise DataError(located(path, None, None, "inspect log has no 'samples' list"))
-    samples = [
-        _sample(record, scorer, source, f"{path}:samples[{i}]") for i, record in enumerate(records)
-    ]
+    samples = []
+    for i, record in enumerate(records):
+        where = f"{path}:samples[{i}]"
+        sample = _sample(record, scorer, source, where)
+        budget.charge_text(sample.text, where)
+        samples.append(sample)
     return _run(path, model, scorer, source, samples)
 
 
@@ -93,30 +116,35 @@ def _run(
     )
 
 
-def _json(data: bytes | str, where: str) -> dict[str, Any]:
-    value = parse_document(data, where)
+def _json(
+    data: bytes | bytearray | str, where: str, budget: ResponseBudget | None = None
+) -> dict[str, Any]:
+    value = parse_document(data, where, budget)
     if not isinstance(value, dict):
         raise DataError(located(where, None, None, "expected a JSON object"))
     return value
 
 
 def _header(header: dict[str, Any], source: ResponseSource, where: str) -> tuple[str, str]:
-    """The log's model and the scorer giving the verdict (checked against the log's scorers)."""
+    """The log's model and the scorer giving the verdict (checked against the log's scorers).
+    A field of the wrong type is an error naming it, never a crash."""
     status = header.get("status")
     if status != "success":
+        shown = repr(status) if isinstance(status, str) and len(status) <= 40 else None
         raise DataError(
             located(
                 where,
                 None,
                 None,
-                f"run status is {status!r}, not 'success': its samples are incomplete",
+                f"run status is {shown or _kind(status)}, not 'success': its samples are "
+                "incomplete",
             )
         )
-    evaluation = header.get("eval")
-    model = evaluation.get("model") if isinstance(evaluation, dict) else None
+    evaluation = _table(header, "eval", where)
+    model = evaluation.get("model")
     if not isinstance(model, str) or not model:
-        raise DataError(located(where, None, None, "missing 'eval.model'"))
-    scorers = _scorer_names(header)
+        raise DataError(located(where, None, None, "missing 'eval.model' (a non-empty string)"))
+    scorers = _scorer_names(header, evaluation, where)
     if source.scorer is not None:
         if source.scorer not in scorers:
             known = ", ".join(scorers) or "none"
@@ -129,19 +157,56 @@ def _header(header: dict[str, Any], source: ResponseSource, where: str) -> tuple
     return model, scorers[0]
 
 
-def _scorer_names(header: dict[str, Any]) -> list[str]:
+def _scorer_names(header: dict[str, Any], evaluation: dict[str, Any], where: str) -> list[str]:
     names: list[str] = []
-    results = header.get("results")
-    for entry in (results or {}).get("scores") or []:
-        name = entry.get("scorer") or entry.get("name") if isinstance(entry, dict) else None
+    results = _table(header, "results", where)
+    for entry in _list(results, "scores", where, "results.scores"):
+        name = (entry.get("scorer") or entry.get("name")) if isinstance(entry, dict) else None
         if isinstance(name, str) and name not in names:
             names.append(name)
     if not names:
-        for entry in (header.get("eval") or {}).get("scorers") or []:
+        for entry in _list(evaluation, "scorers", where, "eval.scorers"):
             name = entry.get("name") if isinstance(entry, dict) else None
             if isinstance(name, str) and name not in names:
                 names.append(name)
     return names
+
+
+def _table(parent: dict[str, Any], name: str, where: str) -> dict[str, Any]:
+    """``parent[name]``: an object, or ``{}`` when absent or null; another type is an error."""
+    value = parent.get(name)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise DataError(
+            located(where, None, None, f"'{name}' must be an object, got {_kind(value)}")
+        )
+    return value
+
+
+def _list(parent: dict[str, Any], name: str, where: str, shown: str) -> list[Any]:
+    """``parent[name]``: a list, or ``[]`` when absent or null; another type is an error."""
+    value = parent.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise DataError(located(where, None, None, f"'{shown}' must be a list, got {_kind(value)}"))
+    return value
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, without showing it (a log's content is not echoed)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
 
 
 def _sample(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError, located
+from ..budget import ResponseBudget
 from ..jsonl import read_csv_rows, read_jsonl, require_field
 from .records import FieldNames, LoggedRun, LoggedSample, ResponseSource
 
@@ -21,12 +22,16 @@ _CSV_TRUE = {"true", "1", "yes"}
 _CSV_FALSE = {"false", "0", "no"}
 
 
-def read_jsonl_responses(path: Path, source: ResponseSource, names: FieldNames) -> LoggedRun:
-    return _run(path, "jsonl", source, names, read_jsonl(path))
+def read_jsonl_responses(
+    path: Path, source: ResponseSource, names: FieldNames, budget: ResponseBudget | None = None
+) -> LoggedRun:
+    return _run(path, "jsonl", source, names, read_jsonl(path), budget)
 
 
-def read_csv_responses(path: Path, source: ResponseSource, names: FieldNames) -> LoggedRun:
-    return _run(path, "csv", source, names, _csv_rows(path, names))
+def read_csv_responses(
+    path: Path, source: ResponseSource, names: FieldNames, budget: ResponseBudget | None = None
+) -> LoggedRun:
+    return _run(path, "csv", source, names, _csv_rows(path, names), budget)
 
 
 def _run(
@@ -35,7 +40,10 @@ def _run(
     source: ResponseSource,
     names: FieldNames,
     rows: Iterator[tuple[int, dict[str, Any]]],
+    budget: ResponseBudget | None,
 ) -> LoggedRun:
+    """The file's samples; each kept one is charged to ``budget`` (default: a fresh run's)."""
+    charge = (budget if budget is not None else ResponseBudget()).charge_text
     model: str | None = None
     samples: list[LoggedSample] = []
     seen: set[str] = set()
@@ -70,7 +78,9 @@ def _run(
         correct = record.get(correct_name)
         if (correct is not None or correct_name in record) and type(correct) is not bool:
             correct = require_field(record, correct_name, path, line, bool)
-        samples.append(LoggedSample(item_id, text, correct, 1, None, prefix + str(line)))
+        where = prefix + str(line)
+        charge(text, where)
+        samples.append(LoggedSample(item_id, text, correct, 1, None, where))
     return LoggedRun(path, fmt, source.model or model or "", samples)
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError, located
+from ..budget import ResponseBudget
 from ..jsondoc import parse_document, read_document_bytes
 from ..jsonl import read_jsonl
 from .records import LoggedRun, LoggedSample, ResponseSource
@@ -51,8 +52,12 @@ def results_path(path: Path) -> Path:
     return path.with_name(f"results_{match.group('stamp')}.json")
 
 
-def read_lm_eval(path: Path, source: ResponseSource) -> LoggedRun:
-    """One samples file and its results file as a :class:`LoggedRun`."""
+def read_lm_eval(
+    path: Path, source: ResponseSource, budget: ResponseBudget | None = None
+) -> LoggedRun:
+    """One samples file and its results file as a :class:`LoggedRun`; each kept generation and
+    the results document are charged to ``budget`` (default: a fresh run's)."""
+    budget = budget if budget is not None else ResponseBudget()
     task = SAMPLES_NAME.match(path.name)
     results_file = results_path(path)
     if not results_file.is_file():
@@ -65,7 +70,7 @@ def read_lm_eval(path: Path, source: ResponseSource) -> LoggedRun:
                 "keep the samples file with its results file",
             )
         )
-    results = _results(results_file)
+    results = _results(results_file, budget)
     model = results.get("model_name")
     if not isinstance(model, str) or not model:
         raise DataError(located(results_file, None, None, "missing 'model_name'"))
@@ -110,6 +115,7 @@ def read_lm_eval(path: Path, source: ResponseSource) -> LoggedRun:
         target = record.get("target")
         generations = _generations(record.get("resps"), where)
         for epoch, text in enumerate(generations, start=1):
+            budget.charge_text(text, where)
             samples.append(
                 LoggedSample(
                     id=str(item_id),
@@ -131,8 +137,8 @@ def read_lm_eval(path: Path, source: ResponseSource) -> LoggedRun:
     return LoggedRun(path, "lm-eval", source.model or model, samples, details)
 
 
-def _results(path: Path) -> dict[str, Any]:
-    value = parse_document(read_document_bytes(path), path)
+def _results(path: Path, budget: ResponseBudget) -> dict[str, Any]:
+    value = parse_document(read_document_bytes(path, budget), path, budget)
     if not isinstance(value, dict):
         raise DataError(located(path, None, None, "expected a JSON object"))
     return value

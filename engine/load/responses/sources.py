@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...errors import DataError, located
+from ..budget import ResponseBudget
 from ..filekind import exists_at_all, file_problem, folder_problem
 from ..jsondoc import parse_document, read_document_bytes
 from ..jsonl import read_jsonl
@@ -33,8 +34,12 @@ LISTING_FILES = {"logs.json", "eval-set.json", "listing.json"}
 COMPANION = "lm-eval results"
 
 
-def read_source(source: ResponseSource, names: FieldNames) -> list[LoggedRun]:
-    """Every run in ``source`` (one per file read), in path order."""
+def read_source(
+    source: ResponseSource, names: FieldNames, budget: ResponseBudget | None = None
+) -> list[LoggedRun]:
+    """Every run in ``source`` (one per file read), in path order. What they keep is charged to
+    ``budget`` (the run's, shared by all its sources; default: a fresh one)."""
+    budget = budget if budget is not None else ResponseBudget()
     if source.format not in FORMATS:
         raise DataError(
             located(
@@ -49,7 +54,7 @@ def read_source(source: ResponseSource, names: FieldNames) -> list[LoggedRun]:
     if problem is not None and exists_at_all(path) and folder_problem(path) is not None:
         raise DataError(located(path, None, None, problem))
     if path.is_file():
-        fmt = source.format if source.format != "auto" else detect(path)
+        fmt = source.format if source.format != "auto" else detect(path, budget)
         if fmt == COMPANION:
             raise DataError(
                 located(
@@ -59,17 +64,17 @@ def read_source(source: ResponseSource, names: FieldNames) -> list[LoggedRun]:
                     "an lm-eval results file: point at its samples_<task>_<ts>.jsonl or the folder",
                 )
             )
-        return [_reader(fmt)(path, source, names)]
+        return [_reader(fmt)(path, source, names, budget)]
     if not path.is_dir():
         raise DataError(located(path, None, None, "no such file or folder of responses"))
     runs = []
     for file in _files(path):
-        fmt = source.format if source.format != "auto" else detect(file)
+        fmt = source.format if source.format != "auto" else detect(file, budget)
         if fmt == COMPANION or (fmt == "lm-eval" and file.name.startswith("results_")):
             continue
         if source.format != "auto" and not _suffix_fits(file, fmt):
             continue
-        runs.append(_reader(fmt)(file, source, names))
+        runs.append(_reader(fmt)(file, source, names, budget))
     if not runs:
         raise DataError(located(path, None, None, "no response files found in this folder"))
     return runs
@@ -102,7 +107,7 @@ def _suffix_fits(file: Path, fmt: str) -> bool:
     }[fmt]
 
 
-def detect(path: Path) -> str:
+def detect(path: Path, budget: ResponseBudget | None = None) -> str:
     """The format of one file, from its content (see the module docstring)."""
     if path.name.endswith(".eval") or is_zip(path):
         return "inspect"
@@ -110,7 +115,7 @@ def detect(path: Path) -> str:
     if name.endswith(".csv"):
         return "csv"
     if name.endswith(".json"):
-        return _detect_json(path)
+        return _detect_json(path, budget)
     if name.endswith((".jsonl", ".jsonl.gz")):
         first = _first_line(path)
         return "lm-eval" if first is not None and looks_like_samples(first) else "jsonl"
@@ -124,8 +129,8 @@ def detect(path: Path) -> str:
     )
 
 
-def _detect_json(path: Path) -> str:
-    value = parse_document(read_document_bytes(path), path)
+def _detect_json(path: Path, budget: ResponseBudget | None) -> str:
+    value = parse_document(read_document_bytes(path, budget), path, budget)
     if isinstance(value, dict) and "eval" in value:
         return "inspect"
     if isinstance(value, dict) and "results" in value and "configs" in value:
@@ -146,11 +151,11 @@ def _first_line(path: Path) -> dict | None:
     return None
 
 
-def _reader(fmt: str) -> Callable[[Path, ResponseSource, FieldNames], LoggedRun]:
+def _reader(fmt: str) -> Callable[[Path, ResponseSource, FieldNames, ResponseBudget], LoggedRun]:
     if fmt == "inspect":
-        return lambda path, source, _names: read_inspect(path, source)
+        return lambda path, source, _names, budget: read_inspect(path, source, budget)
     if fmt == "lm-eval":
-        return lambda path, source, _names: read_lm_eval(path, source)
+        return lambda path, source, _names, budget: read_lm_eval(path, source, budget)
     if fmt == "csv":
         return read_csv_responses
     return read_jsonl_responses

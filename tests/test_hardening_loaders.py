@@ -1,0 +1,406 @@
+"""Issue 26, the loader items: archives that lie about their sizes (3), a memory budget for what a
+run keeps (4), confined benchmark paths (6), outputs never onto an input (7), symlinked folders
+(8), blank-line bombs (9, F13) and the low loader items (10). Each test builds the hostile input;
+the heavy ones run the console script in a child process under a memory and CPU cap.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import os
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+from hostile import MEASURED_ENTRY, Run, assert_one_line_error
+
+MB = 1 << 20
+HEADER = {"status": "success", "eval": {"model": "m", "scorers": [{"name": "s"}]}}
+
+
+def run_capped(
+    *args: str, env: dict[str, str] | None = None, memory_mb: int = 1500, cpu_s: int = 60
+) -> Run:
+    """``keyaudit ARGS`` in a child process with its address space and CPU time capped (a run
+    that would exceed them fails with MemoryError / SIGXCPU instead of taking the machine)."""
+    environment = dict(os.environ)
+    environment.update(env or {})
+    handle, peak_file = tempfile.mkstemp(prefix="keyaudit-peak-")
+    os.close(handle)
+    environment["KEYAUDIT_TEST_PEAK"] = peak_file
+
+    def limit() -> None:
+        cap = memory_mb * MB
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
+
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURED_ENTRY, *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        env=environment,
+        preexec_fn=limit,
+        timeout=cpu_s * 3,
+    )
+    seconds = time.monotonic() - started
+    try:
+        peak_kb = int(Path(peak_file).read_text() or 0)
+    finally:
+        os.unlink(peak_file)
+    return Run(
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+        seconds,
+        peak_kb / 1024,
+    )
+
+
+def bench(root: Path, n: int = 1) -> Path:
+    """A benchmark with keys dom_0001_q5 ... of status 'stable'."""
+    (root / "keys").mkdir(parents=True)
+    (root / "keys" / "k.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"dom_{i:04d}_q5", "answer": "stable"}) + "\n"
+            for i in range(1, n + 1)
+        ),
+        encoding="utf-8",
+    )
+    return root
+
+
+def sample(i: int, text: str = "ANSWER: stable") -> dict:
+    return {
+        "id": f"dom_{i:04d}_q5",
+        "epoch": 1,
+        "output": {"completion": text},
+        "scores": {"s": {"value": "C"}},
+    }
+
+
+# ---- ZIP archives written by hand, so that a member can say what it likes about itself
+
+
+def write_zip(path: Path, members: list[tuple[str, int, bytes, int, int, int]]) -> None:
+    """A ZIP of ``(name, method, raw bytes, declared size, crc, flags)`` members, as given."""
+    out = bytearray()
+    central = bytearray()
+    for name, method, raw, size, crc, flags in members:
+        offset = len(out)
+        encoded = name.encode()
+        out += struct.pack(
+            "<4sHHHHHIIIHH",
+            b"PK\x03\x04",
+            63,
+            flags,
+            method,
+            0,
+            0x21,
+            crc,
+            len(raw),
+            size,
+            len(encoded),
+            0,
+        )
+        out += encoded + raw
+        central += struct.pack(
+            "<4sHHHHHHIIIHHHHHII",
+            b"PK\x01\x02",
+            63,
+            63,
+            flags,
+            method,
+            0,
+            0x21,
+            crc,
+            len(raw),
+            size,
+            len(encoded),
+            0,
+            0,
+            0,
+            0,
+            0,
+            offset,
+        )
+        central += encoded
+    start = len(out)
+    out += central
+    out += struct.pack(
+        "<4sHHHHIIH", b"PK\x05\x06", 0, 0, len(members), len(members), len(central), start, 0
+    )
+    path.write_bytes(bytes(out))
+
+
+def stored(name: str, data: bytes, flags: int = 0) -> tuple[str, int, bytes, int, int, int]:
+    return (name, 0, data, len(data), zlib.crc32(data), flags)
+
+
+def compressed(method: str, megabytes: int) -> tuple[int, bytes, int]:
+    """``megabytes`` MiB of spaces compressed with ``method``: (ZIP method, raw bytes, flags)."""
+    chunk = b" " * MB
+    if method == "zstd":
+        import zstandard
+
+        writer = zstandard.ZstdCompressor(level=3).compressobj()
+        raw = b"".join(writer.compress(chunk) for _ in range(megabytes)) + writer.flush()
+        return 93, raw, 0
+    if method == "lzma":
+        compressor = zipfile.LZMACompressor()  # the ZIP LZMA header, then a raw LZMA1 stream
+        raw = b"".join(compressor.compress(chunk) for _ in range(megabytes)) + compressor.flush()
+        return 14, raw, 0x2
+    if method == "bzip2":
+        compressor = bz2.BZ2Compressor(9)
+        raw = b"".join(compressor.compress(chunk) for _ in range(megabytes)) + compressor.flush()
+        return 12, raw, 0
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    raw = b"".join(compressor.compress(chunk) for _ in range(megabytes)) + compressor.flush()
+    return 8, raw, 0
+
+
+def lying_eval(path: Path, method: str, megabytes: int) -> Path:
+    """An .eval whose sample member says it holds 1,000 bytes and inflates to ``megabytes``."""
+    code, raw, flags = compressed(method, megabytes)
+    write_zip(
+        path,
+        [
+            stored("header.json", json.dumps(HEADER).encode()),
+            ("samples/1_epoch_1.json", code, raw, 1000, 0, flags),
+        ],
+    )
+    return path
+
+
+# ---- item 3: archive members that lie about their size
+
+
+@pytest.mark.parametrize("method", ["deflate", "bzip2", "lzma", "zstd"])
+def test_a_member_lying_about_its_size_is_inflated_in_bounded_memory(
+    tmp_path: Path, method: str
+) -> None:
+    log = lying_eval(tmp_path / "run.eval", method, 48)
+    assert log.stat().st_size < 200_000
+    run = run_capped(
+        "flag",
+        "--bench",
+        str(bench(tmp_path / "b")),
+        "--responses",
+        str(log),
+        env={"KEYAUDIT_RESPONSE_MEMORY": "64"},
+        memory_mb=1000,
+    )
+    # the 64 MiB budget has room for 32 MiB of inflated bytes: the member stops there
+    assert_one_line_error(run.err, run.code, "run.eval:samples/1_epoch_1.json:", "memory budget")
+    assert run.peak_mb < 200, run.peak_mb
+
+
+def test_a_member_inflating_past_the_document_limit_stops_there(tmp_path: Path) -> None:
+    log = lying_eval(tmp_path / "run.eval", "deflate", 300)  # 0.3 MB on disk, says 1,000 bytes
+    run = run_capped("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(log))
+    assert_one_line_error(
+        run.err, run.code, "run.eval:samples/1_epoch_1.json:", "inflates past 268,435,456 bytes"
+    )
+    assert run.peak_mb < 450, run.peak_mb  # the limit and a 1 MiB step, not zipfile's 2 GiB call
+
+
+def test_a_zstd_frame_claiming_100_gb_is_not_allocated(tmp_path: Path) -> None:
+    window = bytes([10 << 3])  # a 1 MiB window (not single-segment)
+    content = struct.pack("<Q", 100 * 2**30)  # Frame_Content_Size: 100 GiB
+    block = (1 | 1 << 1 | (128 * 1024) << 3).to_bytes(3, "little") + b" "  # one last RLE block
+    frame = b"\x28\xb5\x2f\xfd" + bytes([0b11000000]) + window + content + block
+    assert len(frame) < 30
+    log = tmp_path / "run.eval"
+    write_zip(
+        log,
+        [
+            stored("header.json", json.dumps(HEADER).encode()),
+            ("samples/1_epoch_1.json", 93, frame, 1000, 0, 0),
+        ],
+    )
+    run = run_capped("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(log))
+    assert_one_line_error(run.err, run.code, "run.eval:samples/1_epoch_1.json:", "corrupt member")
+    assert run.peak_mb < 300, run.peak_mb
+
+
+def _pack(code: int, data: bytes) -> bytes:
+    if code == 8:
+        return zlib.compress(data)[2:-4]  # the raw DEFLATE stream
+    if code == 12:
+        return bz2.compress(data)
+    if code == 14:
+        compressor = zipfile.LZMACompressor()
+        return compressor.compress(data) + compressor.flush()
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+def test_every_method_reads_back_an_honest_member(tmp_path: Path, run_cli) -> None:
+    members = [stored("header.json", json.dumps(HEADER).encode())]
+    for number, code in enumerate((0, 8, 12, 14, 93), start=1):
+        data = json.dumps(sample(number)).encode()
+        raw = data if code == 0 else _pack(code, data)
+        flags = 0x2 if code == 14 else 0
+        members.append(
+            (f"samples/{number}_epoch_1.json", code, raw, len(data), zlib.crc32(data), flags)
+        )
+    log = tmp_path / "run.eval"
+    write_zip(log, members)
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b", 5)), "--responses", str(log))
+    assert result.code == 0, result.err
+
+
+def test_an_encrypted_member_is_a_one_line_error(tmp_path: Path, run_cli) -> None:
+    log = tmp_path / "run.eval"
+    write_zip(
+        log,
+        [
+            stored("header.json", json.dumps(HEADER).encode()),
+            stored("samples/1_epoch_1.json", json.dumps(sample(1)).encode(), flags=0x1),
+        ],
+    )
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(log))
+    assert_one_line_error(result.err, result.code, "run.eval:samples/1_epoch_1.json:", "encrypted")
+
+
+# ---- item 4: a memory budget for what a run keeps
+
+
+def test_a_document_of_empty_objects_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    """250 MiB of ``[{},{},...]`` in one member: 6 GB once parsed, within every per-item limit."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    chunk = b"{}," * (MB // 3)
+    parts, size, crc = [compressor.compress(b"[")], 1, zlib.crc32(b"[")
+    while size < 250 * MB:
+        parts.append(compressor.compress(chunk))
+        size, crc = size + len(chunk), zlib.crc32(chunk, crc)
+    parts += [compressor.compress(b"{}]"), compressor.flush()]
+    size, crc = size + 3, zlib.crc32(b"{}]", crc)
+    log = tmp_path / "run.eval"
+    write_zip(
+        log,
+        [
+            stored("header.json", json.dumps(HEADER).encode()),
+            ("samples/1_epoch_1.json", 8, b"".join(parts), size, crc, 0),
+        ],
+    )
+    assert log.stat().st_size < 1_000_000
+    run = run_capped("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(log))
+    line = assert_one_line_error(
+        run.err, run.code, "run.eval:samples/1_epoch_1.json:", "memory budget of 2,048 MiB"
+    )
+    assert "KEYAUDIT_RESPONSE_MEMORY" in line
+    assert run.peak_mb < 800, run.peak_mb  # its bytes and its text, never its objects
+
+
+def test_many_large_samples_stop_at_the_budget(tmp_path: Path) -> None:
+    """20 samples of 200 MiB each, scaled down with the budget: 20 samples of 8 MiB, 64 MiB."""
+    log = tmp_path / "run.eval"
+    with zipfile.ZipFile(log, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", json.dumps(HEADER))
+        for i in range(1, 21):
+            archive.writestr(f"samples/{i:02d}_epoch_1.json", json.dumps(sample(i, "x" * 8 * MB)))
+    run = run_capped(
+        "flag",
+        "--bench",
+        str(bench(tmp_path / "b", 20)),
+        "--responses",
+        str(log),
+        env={"KEYAUDIT_RESPONSE_MEMORY": "64"},
+    )
+    assert_one_line_error(run.err, run.code, "run.eval:samples/", "memory budget of 64 MiB")
+    assert run.peak_mb < 250, run.peak_mb
+
+
+def test_many_long_lines_stop_at_the_budget(tmp_path: Path) -> None:
+    """200 lines of 15 MiB in a .jsonl.gz, scaled down: 40 lines of 4 MiB against 64 MiB."""
+    path = tmp_path / "r.jsonl.gz"
+    with gzip.open(path, "wb") as out:
+        for i in range(1, 41):
+            row = {"id": f"dom_{i:04d}_q5", "model": "m", "response": "x" * 4 * MB}
+            out.write(json.dumps(row).encode() + b"\n")
+    run = run_capped(
+        "flag",
+        "--bench",
+        str(bench(tmp_path / "b", 40)),
+        "--responses",
+        str(path),
+        env={"KEYAUDIT_RESPONSE_MEMORY": "64"},
+    )
+    line = assert_one_line_error(run.err, run.code, "r.jsonl.gz:", "memory budget of 64 MiB")
+    assert line.split("r.jsonl.gz:")[1].split(":")[0].isdigit()  # file:line
+    assert run.peak_mb < 250, run.peak_mb
+
+
+def test_lm_eval_repeats_count_against_the_budget(tmp_path: Path, run_cli, monkeypatch) -> None:
+    folder = tmp_path / "lm"
+    folder.mkdir()
+    results = {
+        "model_name": "m",
+        "results": {},
+        "configs": {"t": {"filter_list": [{"name": "f"}]}},
+    }
+    (folder / "results_2024.json").write_text(json.dumps(results), encoding="utf-8")
+    line = {
+        "doc_id": 0,
+        "doc": {"id": "dom_0001_q5"},
+        "filter": "f",
+        "metrics": ["exact_match"],
+        "exact_match": 1,
+        "resps": [["ANSWER: stable"] * 20_000],  # 20,000 repeats of one document
+    }
+    (folder / "samples_t_2024.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    monkeypatch.setenv("KEYAUDIT_RESPONSE_MEMORY", "4")
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(folder))
+    assert_one_line_error(result.err, result.code, "samples_t_2024.jsonl:1:", "memory budget")
+    monkeypatch.setenv("KEYAUDIT_RESPONSE_MEMORY", "64")
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "c")), "--responses", str(folder))
+    assert result.code == 0, result.err
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1.5", "lots", "\u0661\u0662", str(2**40)])
+def test_a_bad_budget_setting_is_a_usage_error(tmp_path: Path, run_cli, monkeypatch, value) -> None:
+    monkeypatch.setenv("KEYAUDIT_RESPONSE_MEMORY", value)
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b")))
+    assert_one_line_error(result.err, result.code, "KEYAUDIT_RESPONSE_MEMORY")
+
+
+def test_the_example_keeps_a_small_part_of_the_budget() -> None:
+    from keyaudit.engine.load.benchmark import load_benchmark
+    from keyaudit.engine.load.budget import DEFAULT_MIB, RESPONSE_OVERHEAD
+    from keyaudit.engine.load.locate import example_benchmark_dir
+
+    loaded = load_benchmark(example_benchmark_dir())
+    kept = sum(sys.getsizeof(r.text) + RESPONSE_OVERHEAD for r in loaded.responses)
+    assert kept < 16 * MB  # README: about 12 MiB
+    # the scale benchmark (2,480,000 responses of the same generator): about 1,050 MiB
+    per_response = kept / len(loaded.responses)
+    assert 2_480_000 * per_response < DEFAULT_MIB * MB * 0.55
+
+
+def test_readme_states_the_loader_limits() -> None:
+    from keyaudit.engine.load import budget
+    from keyaudit.engine.load.responses import zipmember
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("### Every limit, and what happens at it") :]
+    table = table[: table.index("\n\n", table.index("| what |"))]
+    for fragment in (
+        f"{budget.DEFAULT_MIB:,} MiB (`{budget.ENVIRONMENT}`",
+        f"plus {budget.RESPONSE_OVERHEAD} bytes",
+        f"{budget.BYTES_PER_SEPARATOR} bytes per",
+        f"zstd windows up to {zipmember.ZSTD_MAX_WINDOW >> 20} MiB",
+        f"LZMA dictionaries up to {zipmember.LZMA_MAX_DICTIONARY >> 20} MiB",
+        f"inflated at most {zipmember.INFLATE_BYTES >> 20} MiB at a time",
+    ):
+        assert fragment in table, fragment
