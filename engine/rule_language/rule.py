@@ -22,6 +22,7 @@ from ..errors import RuleError, located
 from ..load.tomlfile import load_toml
 from .certainty import CertaintySpec
 from .claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
+from .components import COMPONENT_FIELDS, ComponentError, expand_components
 from .expr import Expression, Origin, compile_expression
 from .grammar import CompiledGrammar, compile_grammar, resolve_grammar
 
@@ -61,6 +62,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     },
     "uncertain": {"reason": str, "check": str},
     "attribute": {"node": (str, list), "name": str, "expr": str},
+    "component": COMPONENT_FIELDS,
     "let": {"name": str, "expr": str},
     "require": {"reason": str, "check": str, "when": str, "explain": str},
     "example": {
@@ -73,10 +75,11 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
         "note": str,
     },
 }
-_ARRAY_TABLES = {"attribute", "let", "require", "example", "uncertain"}
+_ARRAY_TABLES = {"attribute", "component", "let", "require", "example", "uncertain"}
 _REQUIRED = {
     "rule": ("name", "cells", "key_grammar", "answer_grammar"),
     "attribute": ("node", "name", "expr"),
+    "component": ("name", "kind"),
     "let": ("name", "expr"),
     "require": ("reason", "check"),
     "uncertain": ("reason", "check"),
@@ -473,14 +476,31 @@ def load_rule(path: str | Path) -> Rule:
             attributes.setdefault(kind, {})[entry["name"]] = expr
     claims, claims_target = _claims(data.get("claims"), loc, answer_grammar, compile_at)
     names = _BoundNames({"key", "answer", "target"} | ({"claims"} if claims else set()))
+    try:
+        components = expand_components(data.get("component", []), claims.kinds if claims else None)
+    except ComponentError as error:
+        raise loc.error("component", error.index, error.field, error.message) from None
     lets = []
+    for index, at, name, source in components.lets:
+        if name in names:
+            raise loc.error("component", index, at, f"component binding {name!r} is already bound")
+        lets.append((name, compile_at("component", index, at, source, names.snapshot())))
+        names.add(name)
     for index, entry in enumerate(data.get("let", [])):
         name = entry["name"]
         if not _NAME.match(name) or name in names:
             raise loc.error("let", index, "name", f"let name {name!r} is invalid or already bound")
         lets.append((name, compile_at("let", index, "expr", entry["expr"], names.snapshot())))
         names.add(name)
-    requirements = []
+    requirements = [
+        Requirement(
+            reason=reason,
+            check=compile_at("component", index, "name", check, names),
+            when=compile_at("component", index, "when", when, names) if when is not None else None,
+            explain=explain,
+        )
+        for index, reason, check, when, explain in components.requires
+    ]
     for index, entry in enumerate(data.get("require", [])):
         requirements.append(
             Requirement(
@@ -504,6 +524,9 @@ def load_rule(path: str | Path) -> Rule:
                 f"{', '.join(RESERVED_OUTPUTS)} itself; choose another name",
             )
     outputs = {
+        name: compile_at("component", index, "name", src, names)
+        for index, name, src in components.outputs
+    } | {
         name: compile_at("output", None, name, src, names)
         for name, src in data.get("output", {}).items()
     }
@@ -627,6 +650,7 @@ def _check_field_names(
             _check_source(loc, table, None, name, source, known)
     for table, fields in (
         ("attribute", ("expr",)),
+        ("component", ("key", "when")),
         ("let", ("expr",)),
         ("require", ("check", "when")),
         ("uncertain", ("check",)),

@@ -1,0 +1,247 @@
+"""Answer components: what an answer must contain, declared as typed ``[[component]]`` tables.
+
+A rule used to spell out, for every value it reads, the same four steps in its own expressions: the
+values the claim layer kept, "missing" when there are none, "hedged", "conflict" when there are
+several, "wrong" when the one value differs from the key's. A component declares the value once::
+
+    [[component]]
+    name = "speed"                      # binds `speed` (the one value, or null) and `speeds`
+    kind = "choice"                     # a closed set of values: [claims] kinds.speed
+    hedge = "answer"                    # a hedge anywhere on the answer rejects ("hedged")
+    reasons = { hedged = "hedged" }     # the standard reasons, renamed where a rule needs it
+
+and the kind, here in the engine, supplies the rest: the bindings, the requirements in their
+standard order (``<name> missing``, ``<name> hedged``, ``<name> conflict``, ``wrong <name>``), the
+output, and the comparison with the key. Everything general (negation, hedges, corrections,
+alternatives, subjects, the question's options echoed) is the claim layer's and applies to every
+kind alike; a rule adds only what is special to its domain, as its own ``[[let]]``, ``[[require]]``
+and ``[[uncertain]]`` tables, which come after the components' and may read their bindings.
+
+Kinds:
+
+* ``choice``: one of the claim kind's declared values (increase/decrease/same, yes/no,
+  stable/unstable), compared with the key's value as text;
+* ``number``: a number, compared within ``tolerance`` (absolute) plus ``relative`` slack; the claim
+  values are read with ``number()`` (digits, number words, "4½"), and several claims of the same
+  number are one value ("65", "65.0");
+* ``letter``: one of an offered set of letters (no declared values: any letter the grammar reads),
+  compared case-insensitively.
+
+The kinds compile to the rule language's own expressions (so ``test-rule --explain`` shows each
+check as it runs, and a rule file stays data: nothing in it runs code). Why expressions and not
+Python closures: the trace, the generated fast path and the certainty reader already work on them,
+and one evaluation path is easier to trust than two.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["COMPONENT_FIELDS", "Component", "ComponentError", "KINDS", "expand_components"]
+
+#: The standard reasons of every kind, in the order a component checks them.
+STEPS = ("missing", "hedged", "conflict", "wrong")
+#: Where a component's hedge check looks: its own claims, any counted claim, or nowhere.
+HEDGE_SCOPES = ("own", "answer", "none")
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+#: The fields of a ``[[component]]`` table and their TOML types (for the rule loader's schema).
+COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "name": str,
+    "kind": str,
+    "claim": str,
+    "key": str,
+    "plural": str,
+    "hedge": str,
+    "when": str,
+    "reasons": dict,
+    "explain": dict,
+    "tolerance": (int, float),
+    "relative": (int, float),
+    "output": bool,
+}
+
+
+class ComponentError(Exception):
+    """A ``[[component]]`` table that cannot be used; ``field`` names the culprit (or None)."""
+
+    def __init__(self, index: int, field_name: str | None, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+        self.field = field_name
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Component:
+    """One declared component, checked; its expressions come from its kind."""
+
+    index: int
+    name: str
+    kind: str
+    claim: str
+    key: str
+    plural: str
+    hedge: str
+    when: str | None
+    reasons: dict[str, str]
+    explain: dict[str, str]
+    tolerance: float = 0.0
+    relative: float = 0.0
+    output: bool = True
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """What the components add to a rule, as (table, index, field, name, source) entries, so the
+    loader compiles them with the component table's position for any error."""
+
+    lets: list[tuple[int, str, str, str]] = field(default_factory=list)
+    requires: list[tuple[int, str, str, str | None, str]] = field(default_factory=list)
+    outputs: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+def _choice_values(c: Component) -> str:
+    return f"claims.{c.claim}.values"
+
+
+def _number_values(c: Component) -> str:
+    # one value per distinct number: "65" and "65.0" (and a number said twice) are one value
+    return f"unique([number(v) for v in claims.{c.claim}.values if number(v) != null])"
+
+
+def _letter_values(c: Component) -> str:
+    return f"unique([upper(v) for v in claims.{c.claim}.values])"
+
+
+def _choice_wrong(c: Component) -> str:
+    return f"{c.name} == {c.key}"
+
+
+def _number_wrong(c: Component) -> str:
+    return f"close({c.name}, number({c.key}), {c.tolerance!r}, {c.relative!r})"
+
+
+def _letter_wrong(c: Component) -> str:
+    return f"{c.name} == upper({c.key})"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A component kind: how it reads its values and compares the one value with the key's."""
+
+    values: Callable[[Component], str]
+    wrong: Callable[[Component], str]
+    #: Default explanations of each standard reason ({name} is the component's name).
+    explain: dict[str, str]
+
+
+_EXPLAIN = {
+    "missing": "No {name} is given.",
+    "hedged": "The {name} is hedged ('probably', 'I think', a '?').",
+    "conflict": "Two or more different values of the {name} are offered.",
+}
+KINDS: dict[str, Kind] = {
+    "choice": Kind(_choice_values, _choice_wrong, _EXPLAIN),
+    "number": Kind(_number_values, _number_wrong, _EXPLAIN),
+    "letter": Kind(_letter_values, _letter_wrong, _EXPLAIN),
+}
+
+
+def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[str, ...]] | None) -> Expanded:
+    """Check each ``[[component]]`` table and return the bindings, requirements and outputs its
+    kind gives it (ComponentError for a table that cannot be used)."""
+    components = [_component(index, entry, claim_kinds) for index, entry in enumerate(raw)]
+    names = [c.name for c in components]
+    for c in components:
+        if names.count(c.name) > 1:
+            raise ComponentError(c.index, "name", f"component {c.name!r} is declared twice")
+    out = Expanded()
+    for c in components:
+        kind = KINDS[c.kind]
+        out.lets.append((c.index, "kind", c.plural, kind.values(c)))
+        out.lets.append((c.index, "name", c.name, f"{c.plural}[0] if len({c.plural}) == 1 else null"))
+        checks = {
+            "missing": f"len({c.plural}) > 0",
+            "hedged": {"own": f"not claims.{c.claim}.hedged", "answer": "not claims.hedged"}.get(c.hedge),
+            "conflict": f"len({c.plural}) == 1",
+            "wrong": kind.wrong(c),
+        }
+        for step in STEPS:
+            if checks[step] is None:
+                continue
+            explain = c.explain.get(step, kind.explain.get(step, "")).format(name=c.name)
+            out.requires.append((c.index, c.reasons[step], checks[step], c.when, explain))
+        if c.output:
+            out.outputs.append((c.index, c.name, c.name))
+    return out
+
+
+def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[str, ...]] | None) -> Component:
+    def fail(field_name: str | None, message: str) -> ComponentError:
+        return ComponentError(index, field_name, message)
+
+    for name, value in entry.items():
+        expected = COMPONENT_FIELDS.get(name)
+        if expected is None:
+            raise fail(name, f"unknown field {name!r} in [[component]] (fields: {', '.join(COMPONENT_FIELDS)})")
+        if not isinstance(value, expected) or isinstance(value, bool) and expected is not bool:
+            raise fail(name, f"{name} has the wrong type")
+    for required in ("name", "kind"):
+        if required not in entry:
+            raise fail(None, f"a [[component]] needs {required!r}")
+    name = entry["name"]
+    if not _NAME.match(name):
+        raise fail("name", f"component name {name!r} is not a valid name")
+    kind = entry["kind"]
+    if kind not in KINDS:
+        raise fail("kind", f"unknown component kind {kind!r} (kinds: {', '.join(KINDS)})")
+    claim = entry.get("claim", name)
+    if claim_kinds is None:
+        raise fail(None, "components read the claim layer: the rule needs a [claims] table")
+    if claim not in claim_kinds:
+        raise fail("claim", f"component {name!r} reads claim kind {claim!r}, which [claims] kinds does not declare")
+    if kind == "choice" and len(claim_kinds[claim]) < 2:
+        raise fail("kind", f"a choice needs [claims] kinds.{claim} to list its values (two or more)")
+    hedge = entry.get("hedge", "own")
+    if hedge not in HEDGE_SCOPES:
+        raise fail("hedge", f"hedge is one of {', '.join(HEDGE_SCOPES)}, not {hedge!r}")
+    reasons = {
+        "missing": f"{name} missing", "hedged": f"{name} hedged",
+        "conflict": f"{name} conflict", "wrong": f"wrong {name}",
+    }
+    for step, reason in entry.get("reasons", {}).items():
+        if step not in reasons or not isinstance(reason, str) or not reason.strip():
+            raise fail("reasons", f"reasons maps {', '.join(STEPS)} to reason names, not {step!r}")
+        reasons[step] = reason
+    explain = entry.get("explain", {})
+    if any(step not in reasons or not isinstance(text, str) for step, text in explain.items()):
+        raise fail("explain", f"explain maps {', '.join(STEPS)} to explanations")
+    tolerance = float(entry.get("tolerance", 0.0))
+    relative = float(entry.get("relative", 1e-6 if kind == "number" else 0.0))
+    if kind != "number" and ("tolerance" in entry or "relative" in entry):
+        raise fail("tolerance", "tolerance and relative apply to number components only")
+    if not all(math.isfinite(x) and 0 <= x <= 1e12 for x in (tolerance, relative)):
+        raise fail("tolerance", "tolerance and relative are finite numbers from 0")
+    plural = entry.get("plural", f"{name}s")
+    if not _NAME.match(plural) or plural == name:
+        raise fail("plural", f"plural {plural!r} is not a valid name distinct from {name!r}")
+    return Component(
+        index=index,
+        name=name,
+        kind=kind,
+        claim=claim,
+        key=entry.get("key", f"target.{name}"),
+        plural=plural,
+        hedge=hedge,
+        when=entry.get("when"),
+        reasons=reasons,
+        explain=explain,
+        tolerance=tolerance,
+        relative=relative,
+        output=entry.get("output", True),
+    )

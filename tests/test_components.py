@@ -1,0 +1,117 @@
+"""Answer components (issue 22, item 1): ``[[component]]`` tables whose kind supplies the
+bindings, the standard reasons in their order, the comparison with the key and the output."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from keyaudit.engine.errors import RuleError
+from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.components import ComponentError, expand_components
+from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.scoring import Scorer
+
+GEAR_KEY = "decrease; direction unchanged"
+
+
+def test_a_choice_component_gives_the_standard_reasons_in_order() -> None:
+    rule = load_rule(resolve_rule_path("gear_train"))
+    assert rule.reasons[rule.reasons.index("speed missing"):][:7] == (
+        "speed missing", "hedged", "speed conflict", "wrong speed",
+        "direction missing", "direction conflict", "wrong direction",
+    )
+    scorer = Scorer(rule)
+    cases = {
+        "direction unchanged": "speed missing",
+        "probably decrease; direction unchanged": "hedged",
+        "increase or decrease; direction unchanged": "speed conflict",
+        "increase; direction unchanged": "wrong speed",
+        "decrease": "direction missing",
+        "decrease; direction unchanged or reversed": "direction conflict",
+        "decrease; direction reversed": "wrong direction",
+        "decrease; direction unchanged": "",
+    }
+    for answer, reason in cases.items():
+        verdict = scorer.score(GEAR_KEY, f"ANSWER: {answer}")
+        assert verdict.reason == reason, answer
+    assert scorer.score(GEAR_KEY, "ANSWER: decrease; same direction").values == {
+        "speed": "decrease", "direction": "unchanged",
+    }
+
+
+def test_a_number_component_compares_numbers() -> None:
+    scorer = Scorer(load_rule(resolve_rule_path("surface_topology_l4")))
+    key = "-2; orientable"
+    for answer in ("-2; orientable", "χ = -2; orientable", "minus two; orientable", "−2; orientable"):
+        verdict = scorer.score(key, f"ANSWER: {answer}")
+        assert verdict.accept and verdict.values["euler"] == -2.0, answer
+    assert scorer.score(key, "ANSWER: -4; orientable").reason == "wrong euler"
+    assert scorer.score(key, "ANSWER: 0 or -2; orientable").reason == "euler conflict"
+    assert scorer.score(key, "ANSWER: χ = -2 (so -2); orientable").accept  # one number said twice
+
+
+def test_a_letter_component_with_a_renamed_reason() -> None:
+    scorer = Scorer(load_rule(resolve_rule_path("compass_bearing")))
+    key = "D; projected endpoint is closest to D (105.5 map units away; bearing difference 29.7 degrees)"
+    assert scorer.score(key, "ANSWER: D").accept
+    assert scorer.score(key, "ANSWER: B or D").reason == "letters conflict"
+    assert scorer.score(key, "ANSWER: B").reason == "wrong letter"
+
+
+def _gear_copy(tmp_path: Path, component: str) -> Path:
+    """The bundled gear_train rule with its two components replaced by ``component``."""
+    folder = tmp_path / "rules"
+    shutil.copytree(resolve_rule_path("gear_train").parent, folder)
+    for grammar in (Path(resolve_rule_path("gear_train")).parent.parent / "grammars").glob("*.lark"):
+        shutil.copy(grammar, folder / grammar.name)
+    path = folder / "gear_train.toml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("[[component]]")
+    end = text.index("# Entity words are subjects")
+    path.write_text(text[:start] + component + "\n" + text[end:], encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "component, fragment",
+    [
+        ('[[component]]\nname = "speed"\nkind = "colour"\n', "unknown component kind 'colour'"),
+        ('[[component]]\nname = "speed"\nkind = "choice"\nclaim = "sped"\n', "claim kind 'sped'"),
+        ('[[component]]\nname = "speed"\nkind = "choice"\nhedge = "maybe"\n', "hedge is one of"),
+        ('[[component]]\nname = "speed"\nkind = "choice"\ntolerance = 0.5\n', "number components only"),
+        ('[[component]]\nname = "speed"\nkind = "choice"\nreasons = { lost = "x" }\n', "reasons maps"),
+        ('[[component]]\nname = "speed"\nkind = "choice"\n[[component]]\nname = "direction"\n'
+         'kind = "choice"\nwhen = "target.sped == 1"\n', "'sped'"),
+        ('[[component]]\nname = "speed"\nkind = "choice"\n[[component]]\nname = "speed"\nkind = "choice"\n',
+         "declared twice"),
+        ('[[component]]\nname = "speed"\n', "missing the required field 'kind'"),
+    ],
+)
+def test_a_bad_component_is_a_load_error_at_its_line(tmp_path: Path, component: str, fragment: str) -> None:
+    path = _gear_copy(tmp_path, component)
+    with pytest.raises(RuleError) as raised:
+        load_rule(path)
+    message = str(raised.value)
+    assert fragment in message and "gear_train.toml:" in message and "\n" not in message
+    line = int(message.split("gear_train.toml:", 1)[1].split(":", 1)[0])
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].strip()  # points at a real line
+
+
+def test_a_when_limits_a_component_to_some_keys(tmp_path: Path) -> None:
+    """A component asked only of reversing keys: on other keys its absence is no rejection."""
+    path = _gear_copy(
+        tmp_path,
+        '[[component]]\nname = "speed"\nkind = "choice"\n'
+        '[[component]]\nname = "direction"\nkind = "choice"\nwhen = "target.direction == \'reversed\'"\n',
+    )
+    scorer = Scorer(load_rule(path))
+    assert scorer.score(GEAR_KEY, "ANSWER: decrease").accept
+    assert scorer.score("decrease; direction reversed", "ANSWER: decrease").reason == "direction missing"
+
+
+def test_expand_components_refuses_a_rule_without_claims() -> None:
+    with pytest.raises(ComponentError, match="needs a \\[claims\\] table"):
+        expand_components([{"name": "x", "kind": "choice"}], None)
