@@ -451,6 +451,10 @@ def main(argv: list[str] | None = None) -> int:
         for cached in target.parent.glob(f"__pycache__/{target.stem}.*.pyc"):
             cached.unlink()
         outcome, baseline = run_tests(repo, env, tests, 3600)
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                              capture_output=True, text=True).stdout.strip()
+        digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+        print(f"snapshot: the working tree at {head} ({module} sha256 {digest}...)")
         print(f"{module}: {total} mutants, running {len(chosen)}; tests: {' '.join(tests)}")
         print(f"baseline (unmutated, unparsed): {outcome} in {baseline:.1f} s")
         if outcome != "passed":

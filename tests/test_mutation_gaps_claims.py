@@ -34,6 +34,9 @@ SPEC = ClaimSpec(
     steady={"speed": "stay the same", "direction": "unchanged"},
 )
 TRIGGERS = {"NEG", "HEDGE", "ALT", "CORRECTION", "B"}
+#: The same triggers as grammar rule nodes (``"b:;"``, ``"neg:nor"``): a grammar may wrap a
+#: trigger token in a rule of the trigger's name.
+NODE_TRIGGERS = {"b": "boundary", "neg": "neg", "hedge": "hedge", "alt": "alt"}
 
 
 def answer(*tokens: str) -> Node:
@@ -43,6 +46,8 @@ def answer(*tokens: str) -> Node:
         head, sep, rest = token.partition(":")
         if sep and head in TRIGGERS:
             parts.append(("BOUNDARY" if head == "B" else head, rest, None, None))
+        elif sep and head in NODE_TRIGGERS:
+            parts.append((NODE_TRIGGERS[head], rest, None, None))
         elif token.startswith("@"):
             parts.append(("entity", token[1:], token[1:], None))
         elif token.startswith("#"):
@@ -64,7 +69,9 @@ def answer(*tokens: str) -> Node:
             items.append(Leaf(kind, text, start, end))
             continue
         node = Node(kind, [Leaf("WORD", text, start, end)], source, start, end)
-        if kind == "entity":
+        if kind in NODE_TRIGGERS.values():
+            node = Node(kind, [Leaf(kind.upper(), text, start, end)], source, start, end)
+        elif kind == "entity":
             node._memo["name"] = value
         elif not kind.endswith("_noun"):
             node._memo["value"] = value
@@ -142,7 +149,15 @@ def test_nouns_joined_before_a_shared_bare_predicate(joiner: str) -> None:
     """"speed or direction unchanged": one predicate for both kinds, said of each."""
     claims = read("#speed", joiner, "#direction", "direction=unchanged!")
     assert values(claims) == {"speed": ["stay the same"], "direction": ["unchanged"]}, joiner
-    assert len(claims.nouns) == 2
+    assert [n.kind for n in claims.nouns] == ["speed_noun", "direction_noun"]
+
+
+def test_nouns_are_used_once() -> None:
+    """A claim takes the nouns waiting for it, and they are then gone: the next claim in the
+    sentence takes none."""
+    claims = read("#speed", "B:and", "#direction", "direction=unchanged!", "B:,", "speed=decrease")
+    assert [n.kind for n in claims.nouns] == ["speed_noun", "direction_noun"]
+    assert values(claims) == {"speed": ["stay the same", "decrease"], "direction": ["unchanged"]}
 
 
 def test_neither_noun_nor_noun_changes() -> None:
@@ -236,6 +251,7 @@ def test_a_shared_claim_keeps_its_source_clause_polarity_and_retraction() -> Non
     direction = claims.kinds["direction"]
     assert direction.values == ["unchanged"] and direction.hedged
     [shared] = direction.claims
+    assert [n.kind for n in claims.nouns] == ["direction_noun"]
     [source] = [c for c in claims.kinds["speed"].claims if c.value == "stay the same"]
     assert shared.clause == source.clause == 0 and shared.node is source.node
     assert not claims.kinds["speed"].claims[-1].hedged
@@ -397,9 +413,18 @@ def test_a_kind_without_declared_values_never_lists_every_option() -> None:
     assert claims.kinds["letter"].values == ["A", "B"]
 
 
-def test_a_group_counts_only_the_claims_inside_it() -> None:
-    claims = read("speed=increase", "B:(", "speed=decrease", "ALT:/", "speed=stay the same", "B:)")
+@pytest.mark.parametrize(("opening", "closing"), [("(", ")"), ("[", "]")])
+def test_a_group_counts_only_the_claims_inside_it(opening: str, closing: str) -> None:
+    claims = read("speed=increase", f"B:{opening}", "speed=decrease", "ALT:/", "speed=stay the same",
+                  f"B:{closing}")
     assert values(claims)["speed"] == ["increase", "decrease", "stay the same"]
+    assert [c.asked for c in claims.all_claims()] == [False, False, False]
+
+
+def test_a_group_closed_without_opening_starts_at_the_answer() -> None:
+    """"Yes/No) no": a ")" with no "(" closes a group begun at the start of the answer."""
+    claims = read("direction=unchanged", "direction=reversed", "B:)", "direction=reversed")
+    assert [c.asked for c in claims.all_claims()] == [True, True, False]
 
 
 # --- negation, hedges, corrections, conditions --------------------------------------------------
@@ -461,12 +486,31 @@ def test_a_trailing_hedge_looks_back_and_a_hedge_about_another_entity_does_not()
     assert not other.kinds["speed"].hedged
     other_later = read("speed=increase", "B:(", "@C", "HEDGE:probably", "B:)", "B:;", "direction=reversed")
     assert not other_later.kinds["direction"].hedged
+    # ... and the next clause is read afresh: its own claimless hedge hedges the next claim
+    fresh = read("speed=increase", "B:(", "@C", "HEDGE:probably", "B:)", "B:;", "HEDGE:I think",
+                 "B:;", "direction=reversed")
+    assert fresh.kinds["direction"].hedged and not fresh.kinds["speed"].hedged
     target = read("speed=increase", "B:(", "@D", "HEDGE:probably", "B:)")
     assert target.kinds["speed"].hedged
     assert not read("HEDGE:probably").kinds["speed"].hedged
 
 
+def test_trigger_nodes_read_as_their_tokens() -> None:
+    """A grammar rule named ``boundary`` or ``neg`` (not only the bare terminal) is a trigger: its
+    words are read ("nor", ";", "?")."""
+    claims = read("NEG:neither", "#speed", "neg:nor", "#direction", "speed=increase|decrease!")
+    assert values(claims) == {"speed": ["stay the same"], "direction": ["unchanged"]}
+    ended = read("@C", "b::", "speed=increase", "b:;", "direction=reversed")
+    assert [c.subject for c in ended.all_claims()] == ["C", None]
+    asked = read("will", "speed=increase", "b:?", "speed=decrease")
+    assert values(asked)["speed"] == ["decrease"]
+    hedged = read("speed=increase", "hedge:probably", "b:;", "direction=reversed", "alt:or",
+                  "direction=unchanged")
+    assert hedged.kinds["speed"].hedged and values(hedged)["direction"] == ["reversed", "unchanged"]
+
+
 def test_a_hedge_hedges_its_whole_clause() -> None:
+    assert read("speed=increase", "HEDGE:probably", "B:;", "direction=reversed").kinds["speed"].hedged
     claims = read("speed=increase", "HEDGE:probably", "direction=reversed", "B:;", "speed=increase")
     assert [c.hedged for c in claims.all_claims()] == [True, True, False]
     before = read("HEDGE:probably", "speed=increase", "B:;", "direction=reversed")
@@ -580,3 +624,62 @@ def test_atoms_and_convert() -> None:
     assert SPEC.convert("A", "letter", "speed") is None
     assert SPEC.convert("increase", "speed", "letter") is None
     assert SPEC.convert(None, "speed", "direction") is None
+
+
+def test_the_names_a_rule_may_read() -> None:
+    """The rule checker accepts these field names after ``claims.`` (rule.py): pinned, so a name
+    dropped or misspelled here is a test failure, not a rule that no longer loads."""
+    from keyaudit.engine.rule_language.claims import CLAIM_FIELDS, KIND_FIELDS, TRIGGER_TERMINALS
+
+    assert sorted(CLAIM_FIELDS) == sorted(
+        ["kind", "value", "negated", "hedged", "questioned", "asked", "subject", "retracted",
+         "about_target", "conditional", "node", "text"]
+    )
+    assert sorted(KIND_FIELDS) == ["claims", "context", "denied", "hedged", "values"]
+    assert dict(TRIGGER_TERMINALS) == {"NEG": "neg", "HEDGE": "hedge", "CORRECTION": "correction",
+                                       "ALT": "alt", "BOUNDARY": "boundary"}
+
+
+def test_a_claim_spec_is_frozen() -> None:
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SPEC.subject = "other"  # type: ignore[misc]
+
+
+# --- the same through a real grammar (gear_train: target D) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gear():
+    from keyaudit.engine.load.locate import resolve_rule_path
+    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.scoring import Scorer
+
+    return Scorer(load_rule(resolve_rule_path("gear_train")))
+
+
+@pytest.mark.parametrize(
+    ("answer", "speed", "direction", "reason"),
+    [
+        # a heading's subject lasts to the sentence's end, or to a clause end other than ","
+        ("**C:** slower, reversed", None, None, "speed missing"),
+        ("**C:** slower, reversed; D: faster, same direction", "increase", "unchanged", ""),
+        ("**C:** slower, reversed — faster, same direction", "increase", "unchanged", ""),
+        ("**C:** slower; faster, same direction", "increase", "unchanged", ""),
+        # nouns joined by "or" share the predicate after them, or the claim before them
+        ("speed or direction unchanged", "stay the same", "unchanged", "wrong speed"),
+        ("The speed or the direction: unchanged", "stay the same", "unchanged", "wrong speed"),
+        ("no change in speed or direction", "stay the same", "unchanged", "wrong speed"),
+        # a shared claim is in its source's clause: a hedge there hedges it
+        ("no change in speed, I think, or direction", "stay the same", "unchanged", "hedged"),
+        # a restated question is no answer; the same alternatives without "?" are a conflict
+        ("Will D speed up or slow down? It speeds up; direction unchanged", "increase", "unchanged", ""),
+        ("faster or slower? faster; same direction", "increase", "unchanged", ""),
+        ("faster or slower; same direction", None, "unchanged", "speed conflict"),
+    ],
+)
+def test_gear_train_reads_the_same(gear, answer: str, speed, direction, reason: str) -> None:
+    verdict = gear.score("increase; direction unchanged", f"ANSWER: {answer}")
+    assert (verdict.values["speed"], verdict.values["direction"], verdict.reason) == (
+        speed, direction, reason), answer

@@ -257,8 +257,16 @@ def test_rule_baseline_ties_go_to_the_first_string(gear: Scorer) -> None:
 
 
 def test_rule_baseline_of_no_keys_is_a_data_error(gear: Scorer) -> None:
-    with pytest.raises(DataError, match="no keys"):
+    with pytest.raises(DataError, match="^cannot compute a constant-answer baseline for a cell with no keys$"):
         rule_baseline(gear, [])
+
+
+def test_a_rule_baseline_is_a_frozen_value(gear: Scorer) -> None:
+    import dataclasses
+
+    base = rule_baseline(gear, ["increase; direction unchanged"])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        base.n = 2  # type: ignore[misc]
 
 
 def test_key_groups_count_items_and_keep_unparsed_keys_apart() -> None:
