@@ -27,6 +27,9 @@ Kinds:
 * ``letter``: one of an offered set of letters (no declared values: any letter the grammar reads),
   compared case-insensitively.
 
+A component may give its own ``values`` expression (over the names bound before it, in file order)
+where the domain reads values in a way of its own; the kind still gives the reasons and compares.
+
 The kinds compile to the rule language's own expressions (so ``test-rule --explain`` shows each
 check as it runs, and a rule file stays data: nothing in it runs code). Why expressions and not
 Python closures: the trace, the generated fast path and the certainty reader already work on them,
@@ -56,6 +59,7 @@ COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "claim": str,
     "key": str,
     "plural": str,
+    "values": str,
     "hedge": str,
     "when": str,
     "reasons": dict,
@@ -87,6 +91,9 @@ class Component:
     key: str
     plural: str
     hedge: str
+    #: The rule's own expression for the list of values, where the kind's reading is not enough
+    #: (a size resolved against its subject); the kind still checks and compares them.
+    values: str | None
     when: str | None
     reasons: dict[str, str]
     explain: dict[str, str]
@@ -163,7 +170,7 @@ def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[st
     out = Expanded()
     for c in components:
         kind = KINDS[c.kind]
-        out.lets.append((c.index, "kind", c.plural, kind.values(c)))
+        out.lets.append((c.index, "values" if c.values else "kind", c.plural, c.values or kind.values(c)))
         out.lets.append((c.index, "name", c.name, f"{c.plural}[0] if len({c.plural}) == 1 else null"))
         checks = {
             "missing": f"len({c.plural}) > 0",
@@ -205,8 +212,11 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
         raise fail(None, "components read the claim layer: the rule needs a [claims] table")
     if claim not in claim_kinds:
         raise fail("claim", f"component {name!r} reads claim kind {claim!r}, which [claims] kinds does not declare")
-    if kind == "choice" and len(claim_kinds[claim]) < 2:
-        raise fail("kind", f"a choice needs [claims] kinds.{claim} to list its values (two or more)")
+    if kind == "choice" and len(claim_kinds[claim]) < 2 and "values" not in entry:
+        raise fail(
+            "kind",
+            f"a choice needs [claims] kinds.{claim} to list its values (two or more), or its own `values`",
+        )
     hedge = entry.get("hedge", "own")
     if hedge not in HEDGE_SCOPES:
         raise fail("hedge", f"hedge is one of {', '.join(HEDGE_SCOPES)}, not {hedge!r}")
@@ -237,6 +247,7 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
         claim=claim,
         key=entry.get("key", f"target.{name}"),
         plural=plural,
+        values=entry.get("values"),
         hedge=hedge,
         when=entry.get("when"),
         reasons=reasons,

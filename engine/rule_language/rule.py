@@ -225,6 +225,10 @@ class _Locator:
             return starts[0]
         return starts[index] if index < len(starts) else 0
 
+    def header_line(self, table: str, index: int) -> int:
+        """0-based line of the ``index``-th ``[[table]]`` header (0 when not found)."""
+        return self._block_start(table, index)
+
     def find(self, table: str, index: int | None, name: str) -> tuple[int | None, int | None]:
         """1-based (line, column of the value's first character) of ``name = ...``."""
         start = self._block_start(table, index)
@@ -480,28 +484,43 @@ def load_rule(path: str | Path) -> Rule:
         components = expand_components(data.get("component", []), claims.kinds if claims else None)
     except ComponentError as error:
         raise loc.error("component", error.index, error.field, error.message) from None
-    lets = []
+    # [[component]], [[let]] and [[require]] tables count in the order the file writes them: a
+    # component may read the lets before it (its `values`), later lets read its bindings, and
+    # its requirements sit among the rule's own where it is declared.
+    component_lets: dict[int, list[tuple[str, str, str]]] = {}
     for index, at, name, source in components.lets:
-        if name in names:
-            raise loc.error("component", index, at, f"component binding {name!r} is already bound")
-        lets.append((name, compile_at("component", index, at, source, names.snapshot())))
-        names.add(name)
-    for index, entry in enumerate(data.get("let", [])):
+        component_lets.setdefault(index, []).append((at, name, source))
+    lets = []
+    for table, index in _in_file_order(loc, data, ("component", "let")):
+        if table == "component":
+            for at, name, source in component_lets.get(index, []):
+                if name in names:
+                    raise loc.error("component", index, at, f"component binding {name!r} is already bound")
+                lets.append((name, compile_at("component", index, at, source, names.snapshot())))
+                names.add(name)
+            continue
+        entry = data["let"][index]
         name = entry["name"]
         if not _NAME.match(name) or name in names:
             raise loc.error("let", index, "name", f"let name {name!r} is invalid or already bound")
         lets.append((name, compile_at("let", index, "expr", entry["expr"], names.snapshot())))
         names.add(name)
-    requirements = [
-        Requirement(
-            reason=reason,
-            check=compile_at("component", index, "name", check, names),
-            when=compile_at("component", index, "when", when, names) if when is not None else None,
-            explain=explain,
+    component_requires: dict[int, list[Requirement]] = {}
+    for index, reason, check, when, explain in components.requires:
+        component_requires.setdefault(index, []).append(
+            Requirement(
+                reason=reason,
+                check=compile_at("component", index, "name", check, names),
+                when=compile_at("component", index, "when", when, names) if when is not None else None,
+                explain=explain,
+            )
         )
-        for index, reason, check, when, explain in components.requires
-    ]
-    for index, entry in enumerate(data.get("require", [])):
+    requirements = []
+    for table, index in _in_file_order(loc, data, ("component", "require")):
+        if table == "component":
+            requirements.extend(component_requires.get(index, []))
+            continue
+        entry = data["require"][index]
         requirements.append(
             Requirement(
                 reason=entry["reason"],
@@ -571,6 +590,17 @@ def load_rule(path: str | Path) -> Rule:
         if "when" in raw_certainty
         else None,
     )
+
+
+def _in_file_order(loc: _Locator, data: dict[str, Any], tables: tuple[str, ...]) -> list[tuple[str, int]]:
+    """(table, index) of every entry of the array ``tables``, in the order of their headers in
+    the file (tomllib keeps each table's entries in order, but not the order between tables)."""
+    entries = [
+        (loc.header_line(table, index), order, table, index)
+        for order, table in enumerate(tables)
+        for index in range(len(data.get(table, [])))
+    ]
+    return [(table, index) for _, _, table, index in sorted(entries)]
 
 
 def _claims(
@@ -650,7 +680,7 @@ def _check_field_names(
             _check_source(loc, table, None, name, source, known)
     for table, fields in (
         ("attribute", ("expr",)),
-        ("component", ("key", "when")),
+        ("component", ("key", "when", "values")),
         ("let", ("expr",)),
         ("require", ("check", "when")),
         ("uncertain", ("check",)),
