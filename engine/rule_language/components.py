@@ -24,6 +24,8 @@ Kinds:
 * ``number``: a number, compared within ``tolerance`` (absolute) plus ``relative`` slack; the claim
   values are read with ``number()`` (digits, number words, "4½"), and several claims of the same
   number are one value ("65", "65.0");
+* ``angle``: a direction in degrees, compared the shorter way round the circle within
+  ``tolerance`` (plus ``relative`` as absolute slack): 359° and 1° are 2° apart;
 * ``letter``: one of an offered set of letters (no declared values: any letter the grammar reads),
   compared case-insensitively.
 
@@ -61,6 +63,7 @@ COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "plural": str,
     "values": str,
     "hedge": str,
+    "hedged": str,
     "when": str,
     "reasons": dict,
     "explain": dict,
@@ -94,6 +97,9 @@ class Component:
     #: The rule's own expression for the list of values, where the kind's reading is not enough
     #: (a size resolved against its subject); the kind still checks and compares them.
     values: str | None
+    #: The rule's own expression for "this component is hedged", where the claim layer's hedge
+    #: flags are not the whole story (a trailing "?" a grammar keeps on the claim node).
+    hedged: str | None
     when: str | None
     reasons: dict[str, str]
     explain: dict[str, str]
@@ -137,6 +143,15 @@ def _letter_wrong(c: Component) -> str:
     return f"{c.name} == upper({c.key})"
 
 
+def _angle_values(c: Component) -> str:
+    return f"unique([round(mod(number(v), 360), 6) for v in claims.{c.claim}.values if number(v) != null])"
+
+
+def _angle_wrong(c: Component) -> str:
+    # the shorter way round the circle: 359° and 1° are 2° apart
+    return f"abs(mod({c.name} - number({c.key}) + 180, 360) - 180) <= {c.tolerance + c.relative!r}"
+
+
 @dataclass(frozen=True)
 class Kind:
     """A component kind: how it reads its values and compares the one value with the key's."""
@@ -156,6 +171,7 @@ KINDS: dict[str, Kind] = {
     "choice": Kind(_choice_values, _choice_wrong, _EXPLAIN),
     "number": Kind(_number_values, _number_wrong, _EXPLAIN),
     "letter": Kind(_letter_values, _letter_wrong, _EXPLAIN),
+    "angle": Kind(_angle_values, _angle_wrong, _EXPLAIN),
 }
 
 
@@ -174,7 +190,9 @@ def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[st
         out.lets.append((c.index, "name", c.name, f"{c.plural}[0] if len({c.plural}) == 1 else null"))
         checks = {
             "missing": f"len({c.plural}) > 0",
-            "hedged": {"own": f"not claims.{c.claim}.hedged", "answer": "not claims.hedged"}.get(c.hedge),
+            "hedged": f"not ({c.hedged})"
+            if c.hedged
+            else {"own": f"not claims.{c.claim}.hedged", "answer": "not claims.hedged"}.get(c.hedge),
             "conflict": f"len({c.plural}) == 1",
             "wrong": kind.wrong(c),
         }
@@ -232,9 +250,9 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
     if any(step not in reasons or not isinstance(text, str) for step, text in explain.items()):
         raise fail("explain", f"explain maps {', '.join(STEPS)} to explanations")
     tolerance = float(entry.get("tolerance", 0.0))
-    relative = float(entry.get("relative", 1e-6 if kind == "number" else 0.0))
-    if kind != "number" and ("tolerance" in entry or "relative" in entry):
-        raise fail("tolerance", "tolerance and relative apply to number components only")
+    relative = float(entry.get("relative", 1e-6 if kind in ("number", "angle") else 0.0))
+    if kind not in ("number", "angle") and ("tolerance" in entry or "relative" in entry):
+        raise fail("tolerance", "tolerance and relative apply to number and angle components only")
     if not all(math.isfinite(x) and 0 <= x <= 1e12 for x in (tolerance, relative)):
         raise fail("tolerance", "tolerance and relative are finite numbers from 0")
     plural = entry.get("plural", f"{name}s")
@@ -248,6 +266,7 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
         key=entry.get("key", f"target.{name}"),
         plural=plural,
         values=entry.get("values"),
+        hedged=entry.get("hedged"),
         hedge=hedge,
         when=entry.get("when"),
         reasons=reasons,

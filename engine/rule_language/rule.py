@@ -680,7 +680,7 @@ def _check_field_names(
             _check_source(loc, table, None, name, source, known)
     for table, fields in (
         ("attribute", ("expr",)),
-        ("component", ("key", "when", "values")),
+        ("component", ("key", "when", "values", "hedged")),
         ("let", ("expr",)),
         ("require", ("check", "when")),
         ("uncertain", ("check",)),
