@@ -81,7 +81,7 @@ def _gear_copy(tmp_path: Path, component: str) -> Path:
         ('[[component]]\nname = "speed"\nkind = "colour"\n', "unknown component kind 'colour'"),
         ('[[component]]\nname = "speed"\nkind = "choice"\nclaim = "sped"\n', "claim kind 'sped'"),
         ('[[component]]\nname = "speed"\nkind = "choice"\nhedge = "maybe"\n', "hedge is one of"),
-        ('[[component]]\nname = "speed"\nkind = "choice"\ntolerance = 0.5\n', "number components only"),
+        ('[[component]]\nname = "speed"\nkind = "choice"\ntolerance = 0.5\n', "number and angle components only"),
         ('[[component]]\nname = "speed"\nkind = "choice"\nreasons = { lost = "x" }\n', "reasons maps"),
         ('[[component]]\nname = "speed"\nkind = "choice"\n[[component]]\nname = "direction"\n'
          'kind = "choice"\nwhen = "target.sped == 1"\n', "'sped'"),

@@ -226,16 +226,18 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
     if kind not in KINDS:
         raise fail("kind", f"unknown component kind {kind!r} (kinds: {', '.join(KINDS)})")
     claim = entry.get("claim", name)
-    if claim_kinds is None:
+    hedge = entry.get("hedge", "own")
+    # the claim kind is read for the values (unless the rule gives its own) and for an own hedge
+    reads_claims = "values" not in entry or (hedge == "own" and "hedged" not in entry) or "claim" in entry
+    if reads_claims and claim_kinds is None:
         raise fail(None, "components read the claim layer: the rule needs a [claims] table")
-    if claim not in claim_kinds:
+    if reads_claims and claim not in claim_kinds:
         raise fail("claim", f"component {name!r} reads claim kind {claim!r}, which [claims] kinds does not declare")
-    if kind == "choice" and len(claim_kinds[claim]) < 2 and "values" not in entry:
+    if kind == "choice" and "values" not in entry and len(claim_kinds[claim]) < 2:
         raise fail(
             "kind",
             f"a choice needs [claims] kinds.{claim} to list its values (two or more), or its own `values`",
         )
-    hedge = entry.get("hedge", "own")
     if hedge not in HEDGE_SCOPES:
         raise fail("hedge", f"hedge is one of {', '.join(HEDGE_SCOPES)}, not {hedge!r}")
     reasons = {
