@@ -404,3 +404,34 @@ def test_readme_states_the_loader_limits() -> None:
         f"inflated at most {zipmember.INFLATE_BYTES >> 20} MiB at a time",
     ):
         assert fragment in table, fragment
+
+
+# ---- item 9, F13: a gzip of 256 MiB of newlines
+
+
+def test_a_gzip_of_256_mib_of_newlines_ends_in_seconds(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl.gz"
+    with gzip.open(path, "wb", compresslevel=6) as out:
+        for _ in range(256):
+            out.write(b"\n" * MB)
+    assert path.stat().st_size < 2 * MB
+    # blank lines were skipped one readline at a time: over 120 s of CPU; the cap is 40 s
+    run = run_capped(
+        "flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(path), cpu_s=40
+    )
+    assert run.code == 0, (run.code, run.err)
+    assert run.seconds < 40, run.seconds
+
+
+def test_blank_lines_skipped_in_bulk_keep_line_numbers(tmp_path: Path, run_cli) -> None:
+    root = bench(tmp_path / "b")
+    path = tmp_path / "r.jsonl.gz"
+    blank = b"\n" * 300_000 + b"  \r\n\t\n" * 50_000  # 400,000 blank lines
+    row = json.dumps({"id": "dom_0001_q5", "model": "m", "response": "ANSWER: stable"}).encode()
+    path.write_bytes(gzip.compress(blank + row + b"\n" + blank + b"{oops\n"))
+    result = run_cli("flag", "--bench", str(root), "--responses", str(path))
+    assert_one_line_error(result.err, result.code, "r.jsonl.gz:800002:2:", "malformed JSON")
+    plain = tmp_path / "r.jsonl"
+    plain.write_bytes(blank + row + b"\n" + b"\x0c\n")  # a form feed is not JSON whitespace
+    result = run_cli("flag", "--bench", str(root), "--responses", str(plain))
+    assert_one_line_error(result.err, result.code, "r.jsonl:400002:", "malformed JSON")
