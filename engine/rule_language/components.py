@@ -26,6 +26,8 @@ Kinds:
   number are one value ("65", "65.0");
 * ``angle``: a direction in degrees, compared the shorter way round the circle within
   ``tolerance`` (plus ``relative`` as absolute slack): 359° and 1° are 2° apart;
+* ``pair``: an ordered pair of entities (a joint: upper block, lower block), compared as a tuple;
+  the right two in the wrong order is its own reason (``<name> reversed``), before ``wrong``;
 * ``letter``: one of an offered set of letters (no declared values: any letter the grammar reads),
   compared case-insensitively.
 
@@ -48,8 +50,9 @@ from typing import Any
 
 __all__ = ["COMPONENT_FIELDS", "Component", "ComponentError", "KINDS", "expand_components"]
 
-#: The standard reasons of every kind, in the order a component checks them.
-STEPS = ("missing", "hedged", "conflict", "wrong")
+#: The standard reasons of every kind, in the order a component checks them (a pair also checks
+#: "reversed" before "wrong": the right two entities in the wrong order).
+STEPS = ("missing", "hedged", "conflict", "reversed", "wrong")
 #: Where a component's hedge check looks: its own claims, any counted claim, or nowhere.
 HEDGE_SCOPES = ("own", "answer", "none")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -152,6 +155,18 @@ def _angle_wrong(c: Component) -> str:
     return f"abs(mod({c.name} - number({c.key}) + 180, 360) - 180) <= {c.tolerance + c.relative!r}"
 
 
+def _pair_values(c: Component) -> str:
+    return f"unique(claims.{c.claim}.values)"
+
+
+def _pair_wrong(c: Component) -> str:
+    return f"{c.name} == {c.key}"
+
+
+def _pair_reversed(c: Component) -> str:
+    return f"{c.name} != ({c.key}[1], {c.key}[0])"
+
+
 @dataclass(frozen=True)
 class Kind:
     """A component kind: how it reads its values and compares the one value with the key's."""
@@ -160,6 +175,8 @@ class Kind:
     wrong: Callable[[Component], str]
     #: Default explanations of each standard reason ({name} is the component's name).
     explain: dict[str, str]
+    #: The check of the "reversed" step, for ordered kinds (None: the kind has no such step).
+    reversed: Callable[[Component], str] | None = None
 
 
 _EXPLAIN = {
@@ -172,6 +189,10 @@ KINDS: dict[str, Kind] = {
     "number": Kind(_number_values, _number_wrong, _EXPLAIN),
     "letter": Kind(_letter_values, _letter_wrong, _EXPLAIN),
     "angle": Kind(_angle_values, _angle_wrong, _EXPLAIN),
+    "pair": Kind(
+        _pair_values, _pair_wrong,
+        _EXPLAIN | {"reversed": "The {name} is named in the wrong order."}, _pair_reversed,
+    ),
 }
 
 
@@ -194,6 +215,7 @@ def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[st
             if c.hedged
             else {"own": f"not claims.{c.claim}.hedged", "answer": "not claims.hedged"}.get(c.hedge),
             "conflict": f"len({c.plural}) == 1",
+            "reversed": kind.reversed(c) if kind.reversed else None,
             "wrong": kind.wrong(c),
         }
         for step in STEPS:
@@ -242,7 +264,7 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
         raise fail("hedge", f"hedge is one of {', '.join(HEDGE_SCOPES)}, not {hedge!r}")
     reasons = {
         "missing": f"{name} missing", "hedged": f"{name} hedged",
-        "conflict": f"{name} conflict", "wrong": f"wrong {name}",
+        "conflict": f"{name} conflict", "reversed": f"{name} reversed", "wrong": f"wrong {name}",
     }
     for step, reason in entry.get("reasons", {}).items():
         if step not in reasons or not isinstance(reason, str) or not reason.strip():
