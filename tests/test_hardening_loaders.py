@@ -435,3 +435,91 @@ def test_blank_lines_skipped_in_bulk_keep_line_numbers(tmp_path: Path, run_cli) 
     plain.write_bytes(blank + row + b"\n" + b"\x0c\n")  # a form feed is not JSON whitespace
     result = run_cli("flag", "--bench", str(root), "--responses", str(plain))
     assert_one_line_error(result.err, result.code, "r.jsonl:400002:", "malformed JSON")
+
+
+# ---- item 6: paths in benchmark.toml stay in the benchmark folder
+
+
+def own_responses(path: Path, n: int = 1, model: str = "m") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"dom_{i:04d}_q5", "model": model, "response": "ANSWER: stable"})
+            + "\n"
+            for i in range(1, n + 1)
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    "kind, fragment",
+    [
+        ("absolute", "is absolute"),
+        ("root", "is absolute"),
+        ("dotdot", "climbs out of the benchmark folder with '..'"),
+        ("link", "leads out of the benchmark folder through a symbolic link"),
+    ],
+)
+def test_a_responses_path_outside_the_benchmark_is_refused(
+    tmp_path: Path, run_cli, kind: str, fragment: str
+) -> None:
+    root = bench(tmp_path / "b")
+    outside = own_responses(tmp_path / "elsewhere" / "m.jsonl")
+    value = {
+        "absolute": str(outside),
+        "root": "/",
+        "dotdot": "../elsewhere/m.jsonl",
+        "link": "logs",
+    }[kind]
+    if kind == "link":
+        (root / "logs").symlink_to(outside.parent)
+    own_responses(root / "responses" / "n.jsonl", model="n")
+    (root / "benchmark.toml").write_text(
+        f'name = "b"\n[[responses]]\npath = "responses"\n\n[[responses]]\n  path = {json.dumps(value)}\n',
+        encoding="utf-8",
+    )
+    result = run_cli("flag", "--bench", str(root))
+    line = assert_one_line_error(
+        result.err, result.code, "benchmark.toml:6:", f"[[responses]] path {fragment}"
+    )
+    assert "--responses" in line
+    # given on the command line, the same file is the user's choice
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "c")), "--responses", str(outside))
+    assert result.code == 0, result.err
+
+
+def test_the_first_responses_table_without_a_path_is_still_an_error(
+    tmp_path: Path, run_cli
+) -> None:
+    root = bench(tmp_path / "b")
+    (root / "benchmark.toml").write_text('[[responses]]\nformat = "jsonl"\n', encoding="utf-8")
+    result = run_cli("flag", "--bench", str(root))
+    assert_one_line_error(result.err, result.code, "needs a 'path'")
+
+
+@pytest.mark.parametrize("kind", ["absolute", "dotdot", "link"])
+def test_a_keys_path_outside_the_benchmark_is_refused(tmp_path: Path, run_cli, kind) -> None:
+    root = tmp_path / "b"
+    root.mkdir()
+    keys = bench(tmp_path / "elsewhere") / "keys"
+    value = {"absolute": str(keys), "dotdot": "../elsewhere/keys", "link": "k"}[kind]
+    if kind == "link":
+        (root / "k").symlink_to(keys)
+    (root / "benchmark.toml").write_text(
+        f'[keys]\nformat = "jsonl"\npath = {json.dumps(value)}\n', encoding="utf-8"
+    )
+    result = run_cli("flag", "--bench", str(root))
+    assert_one_line_error(result.err, result.code, "benchmark.toml:3:", "[keys] path")
+
+
+def test_paths_and_links_inside_the_benchmark_are_read(tmp_path: Path, run_cli) -> None:
+    root = bench(tmp_path / "b", 2)
+    own_responses(root / "logs" / "real" / "m.jsonl", 2)
+    (root / "logs" / "here").symlink_to(root / "logs" / "real")  # a link that stays inside
+    (root / "benchmark.toml").write_text(
+        '[keys]\npath = "./keys/../keys"\n[[responses]]\npath = "logs/here"\n', encoding="utf-8"
+    )
+    result = run_cli("flag", "--bench", str(root))
+    assert result.code == 0, result.err

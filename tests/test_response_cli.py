@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -275,20 +276,24 @@ def test_keys_shows_questions_from_the_csv_tree(run_cli) -> None:
 def test_benchmark_toml_names_sources(tmp_path: Path, run_cli) -> None:
     bench = tmp_path / "bench"
     bench.mkdir()
+    # paths in benchmark.toml lie in the benchmark folder (issue 26, item 6)
+    shutil.copytree(DATASET, bench / "data" / "Dataset")
+    shutil.copytree(LOGS / "lm-eval", bench / "logs" / "lm-eval")
+    shutil.copy(EVAL, bench / "logs" / EVAL.name)
     (bench / "benchmark.toml").write_text(
         f"""name = "logs"
 [keys]
-path = "{DATASET}"
+path = "data/Dataset"
 format = "csv"
 
 [[responses]]
-path = "{EVAL}"
+path = "logs/{EVAL.name}"
 format = "inspect"
 scorer = "includes"
 model = "Synth Atlas XL"
 
 [[responses]]
-path = "{LOGS / "lm-eval"}"
+path = "logs/lm-eval"
 format = "lm-eval"
 id_field = "question_id"
 """,

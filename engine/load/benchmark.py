@@ -22,6 +22,7 @@ keyaudit only ever opens these files for reading.
 from __future__ import annotations
 
 import gc
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,7 +240,7 @@ def load_config(root: Path) -> BenchmarkConfig:
         raise DataError(
             located(path, None, None, f"[keys] format must be one of {', '.join(KEY_FORMATS)}")
         )
-    return BenchmarkConfig(
+    config = BenchmarkConfig(
         keys_path=keys_table.get("path"),
         keys_format=keys_format,
         responses=tuple(
@@ -252,6 +253,74 @@ def load_config(root: Path) -> BenchmarkConfig:
         description=_config_value(data, "description", str, "", path),
         source=_config_value(data, "source", str, "", path),
     )
+    lines = _path_lines(path)
+    if config.keys_path is not None:
+        confine(root, config.keys_path, path, lines.get(("keys", 0)), "[keys] path")
+    for number, entry in enumerate(data.get("responses", ())):
+        line = lines.get(("responses", number))
+        confine(root, entry["path"], path, line, "[[responses]] path")
+    return config
+
+
+def confine(root: Path, value: str, toml: Path, line: int | None, what: str) -> None:
+    """A path ``benchmark.toml`` names must lie in the benchmark folder, links followed: not
+    absolute, not climbing out with ``..``, not leading out through a symbolic link. (A path
+    given on the command line is the user's choice and is not confined.)"""
+    inside = "; name it on the command line (--responses) to read it" if "respon" in what else ""
+    if "\0" in value:
+        raise DataError(located(toml, line, None, f"{what} contains a NUL character"))
+    if os.path.isabs(value):
+        reason = "is absolute"
+    elif os.path.normpath(value).split(os.sep)[0] == os.pardir:
+        reason = "climbs out of the benchmark folder with '..'"
+    elif not _within(root / value, root):
+        reason = "leads out of the benchmark folder through a symbolic link"
+    else:
+        return
+    raise DataError(
+        located(
+            toml,
+            line,
+            None,
+            f"{what} {reason}: paths in benchmark.toml must lie in the benchmark folder{inside}",
+        )
+    )
+
+
+def _within(path: Path, root: Path) -> bool:
+    """Whether ``path`` (links followed, missing parts kept as written) lies in ``root``."""
+    try:
+        real, base = os.path.realpath(path), os.path.realpath(root)
+    except (OSError, ValueError):
+        return False
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+_TABLE = re.compile(r"^\s*\[(\[?)\s*([A-Za-z_\"']+)\s*\]")
+_PATH_KEY = re.compile(r"""^\s*(?:path|"path"|'path')\s*=""")
+
+
+def _path_lines(toml: Path) -> dict[tuple[str, int], int]:
+    """Where each table's ``path`` is written in benchmark.toml: ``("keys", 0)`` and
+    ``("responses", n)`` (the n-th ``[[responses]]``) to line numbers, for error messages; a path
+    written another way (an inline table) has none."""
+    try:
+        text = toml.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found: dict[tuple[str, int], int] = {}
+    table, index = "", -1
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TABLE.match(line)
+        if header:
+            table = header.group(2).strip("\"'")
+            index = index + 1 if header.group(1) and table == "responses" else index
+            if not header.group(1):
+                table = "keys" if table == "keys" else ""
+            continue
+        if _PATH_KEY.match(line) and table in ("keys", "responses"):
+            found.setdefault((table, index if table == "responses" else 0), number)
+    return found
 
 
 def _source(entry: Any, root: Path, path: Path) -> ResponseSource:
