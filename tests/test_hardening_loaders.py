@@ -523,3 +523,47 @@ def test_paths_and_links_inside_the_benchmark_are_read(tmp_path: Path, run_cli) 
     )
     result = run_cli("flag", "--bench", str(root))
     assert result.code == 0, result.err
+
+
+# ---- item 8: symbolic links to folders inside a responses folder
+
+
+def test_a_symlinked_sub_folder_is_read(tmp_path: Path, run_cli) -> None:
+    root = bench(tmp_path / "b", 2)
+    own_responses(root / "runs" / "one" / "m.jsonl", 2, model="m")
+    (root / "responses").mkdir()
+    own_responses(root / "responses" / "n.jsonl", 2, model="n")
+    (root / "responses" / "linked").symlink_to(root / "runs" / "one")
+    from keyaudit.engine.load.benchmark import load_benchmark
+
+    assert load_benchmark(root).models == ("m", "n")  # m was skipped without a word
+    result = run_cli("flag", "--bench", str(root))
+    assert result.code == 0, result.err
+
+
+def test_a_symlinked_sub_folder_outside_the_benchmark_is_refused(tmp_path: Path, run_cli) -> None:
+    root = bench(tmp_path / "b", 2)
+    own_responses(tmp_path / "elsewhere" / "m.jsonl", 2)
+    (root / "responses").mkdir()
+    (root / "responses" / "linked").symlink_to(tmp_path / "elsewhere")
+    result = run_cli("flag", "--bench", str(root))
+    assert_one_line_error(result.err, result.code, "responses/linked:", "outside the benchmark")
+    # named on the command line, a folder holding the same link is followed
+    result = run_cli("flag", "--bench", str(root), "--responses", str(root / "responses"))
+    assert result.code == 0, result.err
+
+
+@pytest.mark.parametrize("target", ["self", "parent", "sibling"])
+def test_a_symlink_loop_among_response_folders_is_an_error(
+    tmp_path: Path, run_cli, target: str
+) -> None:
+    root = bench(tmp_path / "b", 2)
+    folder = root / "responses" / "run"
+    own_responses(folder / "m.jsonl", 2)
+    link = folder / "again"
+    link.symlink_to({"self": folder, "parent": root / "responses", "sibling": folder}[target])
+    if target == "sibling":
+        link.unlink()
+        (root / "responses" / "latest").symlink_to(folder)  # the same files a second way
+    result = run_cli("flag", "--bench", str(root))
+    assert_one_line_error(result.err, result.code, "the same folder as", "symbolic link")

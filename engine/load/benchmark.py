@@ -342,7 +342,7 @@ def _source(entry: Any, root: Path, path: Path) -> ResponseSource:
         raise DataError(
             located(path, None, None, f"[[responses]] format must be one of {', '.join(FORMATS)}")
         )
-    return ResponseSource(**{**entry, "path": root / entry["path"]})
+    return ResponseSource(**{**entry, "path": root / entry["path"], "inside": root})
 
 
 def _config_value(data: dict[str, Any], name: str, kind: type, default: Any, path: Path) -> Any:
@@ -558,7 +558,7 @@ def default_sources(root: Path, config: BenchmarkConfig) -> tuple[ResponseSource
     folder = root / "responses"
     if exists_at_all(folder) and (problem := folder_problem(folder)) is not None:
         raise DataError(located(folder, None, None, problem))
-    return (ResponseSource(folder),) if folder.is_dir() else ()
+    return (ResponseSource(folder, inside=root),) if folder.is_dir() else ()
 
 
 def load_responses(

@@ -34,7 +34,10 @@ class ResponseSource:
     * ``id_field`` — where the benchmark id is: lm-eval, a field of ``doc`` (default ``id``, else
       ``question_id``); inspect, a field of the sample's ``metadata`` (default: the sample id);
     * ``model`` — the model's display name (default: what the log says: inspect ``eval.model``,
-      lm-eval ``model_name``; keyaudit's own files carry it on every line).
+      lm-eval ``model_name``; keyaudit's own files carry it on every line);
+    * ``inside`` — the benchmark folder when the benchmark names the source (``[[responses]]``
+      or its ``responses/`` folder): a symbolic link to a folder in it must lead inside that
+      folder. ``None`` for a source given on the command line (the user's choice).
     """
 
     path: Path
@@ -44,6 +47,7 @@ class ResponseSource:
     metric: str | None = None
     id_field: str | None = None
     model: str | None = None
+    inside: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,14 @@ Detection looks at the content, not only the name:
   samples file; any other → keyaudit's own ``jsonl``;
 * a ``.csv`` → keyaudit's own columns (``id,model,response,correct``).
 
-In a folder, files are found recursively in path order; hidden files and folders, inspect's
-listing files (``logs.json``, ``eval-set.json``) and files with other endings are not read.
+In a folder, files are found recursively in path order, symbolic links to folders followed (each
+real folder once: a loop is an error); hidden files and folders, inspect's listing files
+(``logs.json``, ``eval-set.json``) and files with other endings are not read.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,7 +70,7 @@ def read_source(
     if not path.is_dir():
         raise DataError(located(path, None, None, "no such file or folder of responses"))
     runs = []
-    for file in _files(path):
+    for file in _files(path, source.inside):
         fmt = source.format if source.format != "auto" else detect(file, budget)
         if fmt == COMPANION or (fmt == "lm-eval" and file.name.startswith("results_")):
             continue
@@ -80,21 +82,78 @@ def read_source(
     return runs
 
 
-def _files(folder: Path) -> list[Path]:
-    """The response files under ``folder``. A name that would be read but is not a readable
-    regular file (a dangling link, a directory, a FIFO...) is an error, never skipped."""
-    found = []
-    for file in sorted(folder.rglob("*")):
-        relative = file.relative_to(folder)
-        if any(part.startswith(".") for part in relative.parts):
-            continue
-        if file.name in LISTING_FILES or not file.name.endswith(READ_SUFFIXES):
-            continue
-        problem = file_problem(file, "a response file")
-        if problem is not None:
-            raise DataError(located(file, None, None, problem))
-        found.append(file)
-    return found
+def _files(folder: Path, inside: Path | None = None) -> list[Path]:
+    """The response files under ``folder``, sorted by path. A name that would be read but is not
+    a readable regular file (a dangling link, a directory, a FIFO...) is an error, never skipped.
+
+    Symbolic links to folders are followed, each real folder read once: a link back to a folder
+    being read (a loop) or to one read already is an error naming it, never skipped. With
+    ``inside`` (the benchmark folder, when the benchmark names the source) a link to a folder
+    must lead inside it."""
+    found: list[Path] = []
+    seen: dict[tuple[int, int], Path] = {}
+    base = os.path.realpath(inside) if inside is not None else None
+    pending = [folder]
+    while pending:
+        directory = pending.pop()
+        try:
+            info = os.stat(directory)
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise DataError(
+                located(directory, None, None, f"cannot list folder: {reason}")
+            ) from None
+        first = seen.setdefault((info.st_dev, info.st_ino), directory)
+        if first != directory:
+            raise DataError(
+                located(
+                    directory,
+                    None,
+                    None,
+                    f"the same folder as {first}, through a symbolic link: a loop, or a second "
+                    "way to the same files, which would be read twice",
+                )
+            )
+        children = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = directory / entry.name
+            if entry.name.endswith(READ_SUFFIXES):
+                if entry.name in LISTING_FILES:
+                    continue
+                problem = file_problem(path, "a response file")
+                if problem is not None:
+                    raise DataError(located(path, None, None, problem))
+                found.append(path)
+            elif _is_folder(entry):
+                if entry.is_symlink() and base is not None and not _inside(path, base):
+                    raise DataError(
+                        located(
+                            path,
+                            None,
+                            None,
+                            "a symbolic link to a folder outside the benchmark folder: what the "
+                            "benchmark names stays inside it; name that folder on the command "
+                            "line (--responses) to read it",
+                        )
+                    )
+                children.append(path)
+        pending.extend(reversed(children))
+    return sorted(found)
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()  # links followed
+    except OSError:
+        return False
+
+
+def _inside(path: Path, base: str) -> bool:
+    real = os.path.realpath(path)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 def _suffix_fits(file: Path, fmt: str) -> bool:
