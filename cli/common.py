@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -15,10 +16,14 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.text import Text
 
-from keyaudit.engine.errors import UsageError, printable
-from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.errors import KeyauditError, UsageError, printable
+from keyaudit.engine.load.benchmark import input_files, load_benchmark
 from keyaudit.engine.load.filekind import exists_at_all, folder_problem
-from keyaudit.engine.load.locate import example_benchmark_dir
+from keyaudit.engine.load.locate import (
+    bundled_grammars_dir,
+    bundled_rules_dir,
+    example_benchmark_dir,
+)
 from keyaudit.engine.load.responses.records import ResponseSource
 
 #: Width when output is not a terminal: wide enough that no table value is ever cut (rich would
@@ -132,12 +137,22 @@ def check_output(
         resolved = path.resolve()
     except (OSError, RuntimeError) as error:
         raise UsageError(f"{option} {shown}: cannot be resolved: {error}") from None
+    try:
+        existing = os.stat(resolved)
+    except (OSError, ValueError):
+        existing = None
     for root in protected:
         try:
             inner = root.resolve()
         except (OSError, RuntimeError):
             continue
-        if resolved == inner or inner in resolved.parents:
+        same = existing is not None and _same_file(existing, inner)  # a hard link too
+        if same or resolved == inner:
+            raise UsageError(
+                f"{option} {shown}: is {printable(str(root))}, an input of this run, which "
+                "keyaudit only reads; write the output somewhere else"
+            )
+        if inner in resolved.parents:
             raise UsageError(
                 f"{option} {shown}: inside {printable(str(root))}, which keyaudit only reads; "
                 "write the output somewhere else"
@@ -166,15 +181,33 @@ def check_output(
         raise UsageError(f"{option} {shown}: its folder is not writable")
 
 
+def _same_file(existing: os.stat_result, path: Path) -> bool:
+    try:
+        other = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (existing.st_dev, existing.st_ino) == (other.st_dev, other.st_ino)
+
+
 def protected_paths(
     bench: Path | None, options: ResponseOptions | None = None, inputs: tuple[Path, ...] = ()
 ) -> list[Path]:
-    """What outputs must never land in or overwrite: the benchmark directory, the ``--responses``
-    sources (a folder, or a file) and the command's other input files (rule files)."""
-    paths = [bench_dir(bench), *inputs]
+    """What outputs must never land in or overwrite: every file the run reads — the benchmark
+    directory and each key and response file it names (a link out of it, a hard link), the
+    ``--responses`` sources (a folder, or a file), the command's other inputs (rule files, their
+    grammars, adjudications) and the bundled rules and grammars."""
+    root = bench_dir(bench)
+    paths = [root, *inputs, bundled_rules_dir(), bundled_grammars_dir()]
+    for rule in inputs:  # a rule's grammars and their imports lie in its folder
+        if rule.suffix == ".toml":
+            with contextlib.suppress(OSError):
+                paths += sorted(rule.parent.glob("*.lark"))
+    sources = None
     if options is not None and options.responses:
         paths += list(options.responses)
-    return paths
+        with contextlib.suppress(KeyauditError):
+            sources = options.sources()
+    return paths + input_files(root, sources)
 
 
 def bench_dir(bench: Path | None) -> Path:

@@ -567,3 +567,52 @@ def test_a_symlink_loop_among_response_folders_is_an_error(
         (root / "responses" / "latest").symlink_to(folder)  # the same files a second way
     result = run_cli("flag", "--bench", str(root))
     assert_one_line_error(result.err, result.code, "the same folder as", "symbolic link")
+
+
+# ---- item 7: no output onto a file the run reads
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink"])
+@pytest.mark.parametrize("which", ["response", "key"])
+def test_an_output_onto_a_file_the_benchmark_reads_from_elsewhere_is_refused(
+    tmp_path: Path, run_cli, how: str, which: str
+) -> None:
+    """A key or response file of the benchmark that lives outside it (a link to it, a hard link,
+    as git-annex and DVC data do): the folder check alone let --json overwrite it, exit 0."""
+    root = bench(tmp_path / "b")
+    outside = tmp_path / "store"
+    outside.mkdir()
+    if which == "key":
+        real = outside / "k.jsonl"
+        (root / "keys" / "k.jsonl").rename(real)
+        inside = root / "keys" / "k.jsonl"
+    else:
+        real = own_responses(outside / "m.jsonl")
+        (root / "responses").mkdir()
+        inside = root / "responses" / "m.jsonl"
+    if how == "symlink":
+        inside.symlink_to(real)
+    else:
+        os.link(real, inside)
+    before = real.read_bytes()
+    result = run_cli("flag", "--bench", str(root), "--json", str(real))
+    assert_one_line_error(result.err, result.code, "--json", "keyaudit only reads")
+    result = run_cli("keys", "--bench", str(root), "--json", str(real))
+    assert_one_line_error(result.err, result.code, "--json", "keyaudit only reads")
+    assert real.read_bytes() == before
+
+
+def test_an_output_onto_a_rule_grammar_is_refused(tmp_path: Path, run_cli) -> None:
+    from keyaudit.engine.load.locate import resolve_rule_path
+
+    bundled = resolve_rule_path("physical_stability")
+    folder = tmp_path / "rule"
+    folder.mkdir()
+    rule = folder / "ps.toml"
+    rule.write_text(bundled.read_text(encoding="utf-8"), encoding="utf-8")
+    grammar = folder / "notes.lark"  # any grammar beside the rule may be %import-ed by it
+    grammar.write_text("// notes\n", encoding="utf-8")
+    for option in ("--json", "--markdown"):
+        result = run_cli("check", str(rule), option, str(grammar))
+        assert_one_line_error(result.err, result.code, option, "keyaudit only reads")
+    assert grammar.read_text(encoding="utf-8") == "// notes\n"

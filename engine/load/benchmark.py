@@ -21,6 +21,7 @@ keyaudit only ever opens these files for reading.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
@@ -28,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import DataError, UsageError, located
+from ..errors import DataError, KeyauditError, UsageError, located
 from . import keycache
 from .budget import ResponseBudget
 from .csv_keys import csv_tree_files, read_csv_keys
 from .filekind import exists_at_all, file_problem, folder_problem
 from .jsonl import data_files, jsonl_files, read_jsonl, require_field
 from .responses.records import FORMATS, FieldNames, ResponseSource, RunInfo
-from .responses.sources import read_source
+from .responses.sources import read_source, source_files
 from .strict import strict_correct
 from .timelimit import ID_SECONDS, ItemClock, TimeLimitExceeded
 from .tomlfile import load_toml
@@ -559,6 +560,24 @@ def default_sources(root: Path, config: BenchmarkConfig) -> tuple[ResponseSource
     if exists_at_all(folder) and (problem := folder_problem(folder)) is not None:
         raise DataError(located(folder, None, None, problem))
     return (ResponseSource(folder, inside=root),) if folder.is_dir() else ()
+
+
+def input_files(root: Path, sources: tuple[ResponseSource, ...] | None = None) -> list[Path]:
+    """The files a load of the benchmark at ``root`` would read (``benchmark.toml``, the key
+    files, the response files of ``sources`` or of the benchmark's own), listed without reading
+    them, so that outputs can be refused onto any of them before any work. What cannot be listed
+    is left out: loading reports it."""
+    found = [root / "benchmark.toml"]
+    try:
+        config = load_config(root)
+    except KeyauditError:
+        return found
+    with contextlib.suppress(KeyauditError, OSError):
+        found += key_files(root, config)
+    with contextlib.suppress(KeyauditError, OSError):
+        for source in sources if sources is not None else default_sources(root, config):
+            found += source_files(source)
+    return found
 
 
 def load_responses(

@@ -15,11 +15,16 @@ from ..errors import UsageError
 from .filekind import exists_at_all, file_problem
 
 RULES_PACKAGE = "keyaudit.rules"
+GRAMMARS_PACKAGE = "keyaudit.grammars"
 EXAMPLES_PACKAGE = "keyaudit.engine.examples"
 
 
 def bundled_rules_dir() -> Path:
     return Path(str(resources.files(RULES_PACKAGE)))
+
+
+def bundled_grammars_dir() -> Path:
+    return Path(str(resources.files(GRAMMARS_PACKAGE)))
 
 
 def bundled_rule_names() -> list[str]:

@@ -27,7 +27,7 @@ from ..jsondoc import parse_document, read_document_bytes
 from ..jsonl import read_jsonl
 from .inspect_log import is_zip, read_inspect
 from .jsonl_responses import read_csv_responses, read_jsonl_responses
-from .lmeval_log import looks_like_samples, read_lm_eval
+from .lmeval_log import looks_like_samples, read_lm_eval, results_path
 from .records import FORMATS, FieldNames, LoggedRun, ResponseSource
 
 READ_SUFFIXES = (".eval", ".json", ".jsonl", ".jsonl.gz", ".csv")
@@ -80,6 +80,22 @@ def read_source(
     if not runs:
         raise DataError(located(path, None, None, "no response files found in this folder"))
     return runs
+
+
+def source_files(source: ResponseSource) -> list[Path]:
+    """The files reading ``source`` would open (a file, with an lm-eval samples file's results
+    file; or a folder's files), listed without reading them; ``[]`` where it cannot be listed
+    (reading it says why)."""
+    path = source.path
+    try:
+        if path.is_file():
+            files = [path]
+            if path.name.startswith("samples_") and path.name.endswith(".jsonl"):
+                files.append(results_path(path))
+            return files
+        return _files(path, source.inside) if path.is_dir() else []
+    except (DataError, OSError, ValueError):
+        return []
 
 
 def _files(folder: Path, inside: Path | None = None) -> list[Path]:
