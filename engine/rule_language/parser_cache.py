@@ -20,12 +20,15 @@ keyaudit next. Instead:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sys
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 import lark
+import lark.lexer as lark_lexer
 from lark import Lark
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
@@ -76,6 +79,23 @@ def entry_key(grammar: str, options: dict[str, Any]) -> str:
     return digest.hexdigest()
 
 
+@contextlib.contextmanager
+def _without_collision_scan() -> Iterator[None]:
+    """Build with Lark's terminal-collision scan off, whether or not ``interegular`` is installed.
+
+    Lark runs the scan on every lexer it builds when ``interegular`` can be imported (it is an
+    extra of Lark's, so many environments have it): on the bundled grammars, whose phrase
+    terminals overlap by design and are ordered by priority, it took over 60 s of CPU for one
+    grammar (gear_train), past the build limit. The build must not depend on what else is
+    installed; collisions are an authoring check of their own (``test-rule --strict``)."""
+    previous = lark_lexer.has_interegular
+    lark_lexer.has_interegular = False
+    try:
+        yield
+    finally:
+        lark_lexer.has_interegular = previous
+
+
 def build_parser(
     grammar: str,
     *,
@@ -94,7 +114,8 @@ def build_parser(
             if cached is not None:
                 return cached
     import_paths = [loader] if loader is not None else []
-    parser = Lark(grammar, import_paths=import_paths, **options, **runtime)
+    with _without_collision_scan():
+        parser = Lark(grammar, import_paths=import_paths, **options, **runtime)
     if folder is not None:
         _write(key, parser, loader)
     return parser
