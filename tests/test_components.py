@@ -115,3 +115,41 @@ def test_a_when_limits_a_component_to_some_keys(tmp_path: Path) -> None:
 def test_expand_components_refuses_a_rule_without_claims() -> None:
     with pytest.raises(ComponentError, match="needs a \\[claims\\] table"):
         expand_components([{"name": "x", "kind": "choice"}], None)
+
+
+@pytest.mark.parametrize(
+    "entry, fragment",
+    [
+        ({"name": "x", "kind": "compound", "claim": "speed"}, "lists its parts"),
+        ({"name": "x", "kind": "choice", "claim": "speed", "parts": {"a": "number"}}, "only a compound"),
+        ({"name": "x", "kind": "compound", "claim": "speed", "parts": {"a": "colour"}}, "parts maps"),
+    ],
+)
+def test_compound_parts_are_checked(entry: dict, fragment: str) -> None:
+    with pytest.raises(ComponentError, match=fragment):
+        expand_components([entry], {"speed": ("a", "b")})
+
+
+def test_a_compound_compares_each_part_by_its_kind() -> None:
+    expanded = expand_components(
+        [{"name": "said", "kind": "compound", "claim": "speed", "parts": {"form": "choice", "n": "number", "l": "letter"}}],
+        {"speed": ()},
+    )
+    reasons = [r[1] for r in expanded.requires]
+    assert reasons == ["said missing", "said hedged", "said conflict", "wrong form", "wrong n", "wrong l"]
+    checks = {r[1]: r[2] for r in expanded.requires}
+    assert checks["wrong form"] == "said[0] == target.form"
+    assert "close(number(said[1]), number(target.n)" in checks["wrong n"]
+    assert checks["wrong l"] == "upper(said[2]) == upper(target.l)"
+    assert [o[1] for o in expanded.outputs] == ["form", "n", "l"]
+
+
+def test_new_rule_scaffolds_a_compound_component(tmp_path: Path, run_cli) -> None:
+    result = run_cli("new-rule", "gauge_reading", "--level", "5", "--out", str(tmp_path))
+    assert result.code == 0, result.err
+    text = (tmp_path / "gauge_reading.toml").read_text(encoding="utf-8")
+    assert 'kind = "compound"' in text and 'parts = { form = "choice", number = "number" }' in text
+    assert "[[require]]" not in text  # the component gives every requirement
+    rule = load_rule(tmp_path / "gauge_reading.toml")
+    verdict = Scorer(rule).score("no; new value 75", "ANSWER: no; new value 75.0")
+    assert verdict.accept and verdict.values["number"] == 75.0

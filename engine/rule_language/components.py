@@ -28,6 +28,9 @@ Kinds:
   ``tolerance`` (plus ``relative`` as absolute slack): 359° and 1° are 2° apart;
 * ``pair``: an ordered pair of entities (a joint: upper block, lower block), compared as a tuple;
   the right two in the wrong order is its own reason (``<name> reversed``), before ``wrong``;
+* ``compound``: one value made of parts (a restated key template: its form and its slots), each
+  part compared with ``target.<part>`` by its own kind (choice, number, letter), each with its own
+  ``wrong <part>`` reason and output; "missing", "hedged" and "conflict" are the whole value's;
 * ``letter``: one of an offered set of letters (no declared values: any letter the grammar reads),
   compared case-insensitively.
 
@@ -70,6 +73,7 @@ COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "when": str,
     "reasons": dict,
     "explain": dict,
+    "parts": dict,
     "tolerance": (int, float),
     "relative": (int, float),
     "output": bool,
@@ -109,6 +113,9 @@ class Component:
     tolerance: float = 0.0
     relative: float = 0.0
     output: bool = True
+    #: A compound's parts, in order: (name, kind) — each compared with ``target.<name>`` by its
+    #: kind, each with its own "wrong <name>" reason and output.
+    parts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -167,6 +174,23 @@ def _pair_reversed(c: Component) -> str:
     return f"{c.name} != ({c.key}[1], {c.key}[0])"
 
 
+def _compound_values(c: Component) -> str:
+    return f"unique(claims.{c.claim}.values)"
+
+
+#: How a compound compares one part with the key's value, by the part's kind.
+_PART_COMPARE = {
+    "choice": "{v} == {k}",
+    "letter": "upper({v}) == upper({k})",
+    # a part the template does not have is null on both sides: equal
+    "number": "({v} == null and {k} == null) or close(number({v}), number({k}), {tol!r}, {rel!r})",
+}
+
+
+def _compound_wrong(c: Component) -> str:
+    return f"{c.name} == {c.key}"  # not used as a step: each part has its own (see expand)
+
+
 @dataclass(frozen=True)
 class Kind:
     """A component kind: how it reads its values and compares the one value with the key's."""
@@ -189,6 +213,7 @@ KINDS: dict[str, Kind] = {
     "number": Kind(_number_values, _number_wrong, _EXPLAIN),
     "letter": Kind(_letter_values, _letter_wrong, _EXPLAIN),
     "angle": Kind(_angle_values, _angle_wrong, _EXPLAIN),
+    "compound": Kind(_compound_values, _compound_wrong, _EXPLAIN),
     "pair": Kind(
         _pair_values, _pair_wrong,
         _EXPLAIN | {"reversed": "The {name} is named in the wrong order."}, _pair_reversed,
@@ -218,12 +243,22 @@ def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[st
             "reversed": kind.reversed(c) if kind.reversed else None,
             "wrong": kind.wrong(c),
         }
+        if c.kind == "compound":  # one "wrong" step per part, by the part's kind
+            checks["wrong"] = None
         for step in STEPS:
             if checks[step] is None:
                 continue
             explain = c.explain.get(step, kind.explain.get(step, "")).format(name=c.name)
             out.requires.append((c.index, c.reasons[step], checks[step], c.when, explain))
-        if c.output:
+        for position, (part, part_kind) in enumerate(c.parts):
+            value = f"{c.name}[{position}]"
+            check = _PART_COMPARE[part_kind].format(
+                v=value, k=f"target.{part}", tol=c.tolerance, rel=c.relative
+            )
+            out.requires.append((c.index, f"wrong {part}", check, c.when, ""))
+            if c.output:
+                out.outputs.append((c.index, part, f"{value} if {c.name} != null else null"))
+        if c.output and not c.parts:
             out.outputs.append((c.index, c.name, c.name))
     return out
 
@@ -275,10 +310,17 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
         raise fail("explain", f"explain maps {', '.join(STEPS)} to explanations")
     tolerance = float(entry.get("tolerance", 0.0))
     relative = float(entry.get("relative", 1e-6 if kind in ("number", "angle") else 0.0))
-    if kind not in ("number", "angle") and ("tolerance" in entry or "relative" in entry):
+    if kind not in ("number", "angle", "compound") and ("tolerance" in entry or "relative" in entry):
         raise fail("tolerance", "tolerance and relative apply to number and angle components only")
     if not all(math.isfinite(x) and 0 <= x <= 1e12 for x in (tolerance, relative)):
         raise fail("tolerance", "tolerance and relative are finite numbers from 0")
+    parts: list[tuple[str, str]] = []
+    for part, part_kind in entry.get("parts", {}).items():
+        if not _NAME.match(part) or part_kind not in _PART_COMPARE:
+            raise fail("parts", f"parts maps names to {', '.join(_PART_COMPARE)}, not {part!r} = {part_kind!r}")
+        parts.append((part, part_kind))
+    if (kind == "compound") != bool(parts):
+        raise fail("parts", "a compound component lists its parts (and only a compound has parts)")
     plural = entry.get("plural", f"{name}s")
     if not _NAME.match(plural) or plural == name:
         raise fail("plural", f"plural {plural!r} is not a valid name distinct from {name!r}")
@@ -298,4 +340,5 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
         tolerance=tolerance,
         relative=relative,
         output=entry.get("output", True),
+        parts=tuple(parts),
     )

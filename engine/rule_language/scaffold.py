@@ -279,6 +279,15 @@ def _value_expr(slot: str, owner: str) -> str:
     return f"number({read})" if slot_kind(slot) == "NUMBER" else read
 
 
+def _part_name(slot: str) -> str:
+    return slot.lower()
+
+
+def _part_kind(slot: str) -> str:
+    """A compound part's kind: the template (FORM) is a choice; a slot by its induced kind."""
+    return {"NUMBER": "number", "LETTER": "letter"}.get(slot_kind(slot), "choice")
+
+
 def rule_text(
     domain: str,
     level: int,
@@ -298,7 +307,7 @@ def rule_text(
     if slots:
         said = "(kind(self.form), " + ", ".join(_value_expr(s, "self.form") for s in slots) + ")"
     else:
-        said = "kind(self.form)"
+        said = "(kind(self.form),)"  # a one-part compound: the template alone
     out = [
         f"# Scoring rule for {domain} L{level}: scaffolded by `keyaudit new-rule`; edit it.",
         "# Workflow: keyaudit test-rule THIS_FILE  (examples, keys check, sample of verdicts).",
@@ -357,44 +366,24 @@ def rule_text(
         'expr = "[c.node for c in claims.restated.claims if c.about_target and not c.negated '
         'and not c.retracted and not c.asked]"',
         "",
-        "# Distinct restatements: (template, slot values...).",
-        "[[let]]",
-        'name = "said"',
-        'expr = "unique([r.said for r in restated])"',
-        "",
-        "[[let]]",
+        "# ---- what the answer must contain: one component (README, \"Answer components\") ----",
+        "# Its value is the restatement (template, slot values...); its parts are compared with",
+        "# the key's, each by its kind (a number as a number, a letter in any case).",
+        "[[component]]",
         'name = "claim"',
-        'expr = "said[0] if len(said) == 1 else null"',
-        "",
-        "# ---- acceptance: the first clause that fails gives the reason ------------------",
-        "[[require]]",
-        'reason = "template missing"',
-        'check = "len(restated) > 0"',
-        'explain = "The answer restates no key template (or denies every one it restates)."',
-        "",
-        "[[require]]",
-        'reason = "hedged"',
-        'check = "not claims.hedged"',
-        "explain = \"A hedge on the restatement ('probably', 'I think', 'might').\"",
-        "",
-        "[[require]]",
-        'reason = "templates conflict"',
-        'check = "len(said) == 1"',
-        'explain = "Several different restatements."',
-        "",
-        "[[require]]",
-        'reason = "wrong form"',
-        f'check = "{"claim[0]" if slots else "claim"} == target.form"',
+        'kind = "compound"',
+        'claim = "restated"',
+        'plural = "said"',
+        'values = "unique([r.said for r in restated])"',
+        'hedge = "answer"',
+        'reasons = { missing = "template missing", hedged = "hedged", conflict = "templates conflict" }',
+        "parts = { " + ", ".join(
+            [f'{_part_name(s)} = "{_part_kind(s)}"' for s in ["FORM", *slots]]
+        ) + " }",
+        'explain = { missing = "The answer restates no key template (or denies every one it restates).", '
+        "hedged = \"A hedge on the restatement ('probably', 'I think', 'might').\", "
+        'conflict = "Several different restatements." }',
     ]
-    for position, slot in enumerate(slots, start=1):
-        out += [
-            "",
-            "[[require]]",
-            f'reason = "wrong {slot.lower()}"',
-            f'check = "claim[{position}] == target.{slot.lower()}"',
-        ]
-    out += ["", "[output]", f'form = "{"claim[0]" if slots else "claim"}"']
-    out += [f'{s.lower()} = "claim[{p}]"' for p, s in enumerate(slots, start=1)]
     text = "\n".join(out) + "\n"
     return text + ("\n" + examples if examples else "")
 
