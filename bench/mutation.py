@@ -26,8 +26,9 @@ script never moves the code and never writes to the working tree (others edit it
    way for the baseline run, which must pass. Mutants whose source equals another's are run once.
 3. **Runs.** One mutant at a time: the module's file in the copy is replaced, and
    ``python -m pytest -x -q`` runs the chosen test files there (no bytecode written, so a stale
-   ``.pyc`` cannot hide a mutant), at ``nice`` 10, with a timeout per mutant (a timeout counts as
-   killed, as in mutmut). The copy is deleted at the end.
+   ``.pyc`` cannot hide a mutant), at ``nice`` 10, with a timeout per mutant (10 x the unmutated
+   run, at least 120 s: a timeout counts as killed, as in mutmut, so it must not be a slow run on
+   a busy machine). The copy is deleted at the end.
 4. **Score.** killed / (run - equivalent). Equivalent mutants (no test *could* kill them) are
    listed in ``bench/mutation_equivalent.txt`` with a one-line reason each, keyed by module, the
    mutated line's text and the mutation; they are reported, not counted.
@@ -324,13 +325,21 @@ def load_equivalent(path: Path = EQUIVALENT_FILE) -> dict[tuple[str, str], str]:
 # --- running ----------------------------------------------------------------------------------
 
 
-def snapshot(workdir: Path) -> tuple[Path, Path]:
-    """Copy the working tree into ``workdir/repo`` and build ``workdir/path/keyaudit``."""
+def snapshot(workdir: Path, rev: str | None = None) -> tuple[Path, Path]:
+    """Copy the working tree (or commit ``rev``) into ``workdir/repo`` and build
+    ``workdir/path/keyaudit``."""
     repo, path = workdir / "repo", workdir / "path"
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, check=True, capture_output=True,
-    ).stdout.decode().split("\0")
+    if rev is not None:
+        repo.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", "--format=tar", rev], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(repo)], input=archive, check=True)
+        listed = []
+    else:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT, check=True, capture_output=True,
+        ).stdout.decode().split("\0")
     for name in filter(None, listed):
         source = ROOT / name
         if not source.is_file():
@@ -394,18 +403,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests", nargs="+", help="test files to run (default: the module's covering tests)")
     parser.add_argument("--sample", type=int, help=f"run N mutants, seeded (default: all; 100 from {SAMPLE_FROM} mutants)")
     parser.add_argument("--seed", type=int, default=28)
-    parser.add_argument("--timeout", type=float, help="seconds per mutant (default: 3 x the baseline run + 10)")
+    parser.add_argument("--timeout", type=float, help="seconds per mutant (default: 10 x the unmutated run, at least 120: the "
+                        "machine is shared, and a timeout counts as killed)")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--only", nargs="+", type=int, help="run only these mutant numbers (as --list shows)")
     parser.add_argument("--hand", nargs=2, action="append", metavar=("OLD", "NEW"),
                         help="run a hand-written mutant instead: the module's text OLD (found exactly "
                         "once) replaced by NEW; repeatable, one mutant each")
+    parser.add_argument("--rev", help="mutate and test the tree of this commit (git archive) instead of "
+                        "the working tree as it is on disk (which may hold others' edits in progress)")
     parser.add_argument("--nice", type=int, default=10)
     args = parser.parse_args(argv)
 
     module = args.module.replace("\\", "/")
     tests = args.tests or covering_tests(module)
-    source = (ROOT / module).read_text(encoding="utf-8")
+    if args.rev:
+        source = subprocess.run(["git", "show", f"{args.rev}:{module}"], cwd=ROOT, check=True,
+                                capture_output=True, text=True).stdout
+    else:
+        source = (ROOT / module).read_text(encoding="utf-8")
     original, mutants = generate(source)
     if args.hand:
         original, mutants = source, [_hand(source, old, new) for old, new in args.hand]
@@ -430,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="keyaudit-mutation-"))
     try:
-        repo, path = snapshot(work)
+        repo, path = snapshot(work, args.rev)
         env = _environment(path, work / "cache")
         target = repo / module
         check = subprocess.run(
@@ -451,16 +467,17 @@ def main(argv: list[str] | None = None) -> int:
         for cached in target.parent.glob(f"__pycache__/{target.stem}.*.pyc"):
             cached.unlink()
         outcome, baseline = run_tests(repo, env, tests, 3600)
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+        head = subprocess.run(["git", "rev-parse", "--short", args.rev or "HEAD"], cwd=ROOT,
                               capture_output=True, text=True).stdout.strip()
         digest = hashlib.sha256(source.encode()).hexdigest()[:12]
-        print(f"snapshot: the working tree at {head} ({module} sha256 {digest}...)")
+        where = f"commit {args.rev} ({head})" if args.rev else f"the working tree at {head}"
+        print(f"snapshot: {where} ({module} sha256 {digest}...)")
         print(f"{module}: {total} mutants, running {len(chosen)}; tests: {' '.join(tests)}")
         print(f"baseline (unmutated, unparsed): {outcome} in {baseline:.1f} s")
         if outcome != "passed":
             print("the tests fail on the unmutated module: nothing to measure", file=sys.stderr)
             return 2
-        timeout = args.timeout or 3 * baseline + 10
+        timeout = args.timeout or max(120.0, 10 * baseline)
         for done, (i, m) in enumerate(chosen, start=1):
             target.write_text(m.source, encoding="utf-8")
             result, m.seconds = run_tests(repo, env, tests, timeout)

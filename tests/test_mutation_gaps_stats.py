@@ -285,3 +285,20 @@ def test_strict_baselines_per_cell() -> None:
     assert strict_baselines(pairs) == {("d", 4): 1.0, ("d", 5): pytest.approx(2 / 3),
                                        ("e", 4): 1.0}
     assert list(strict_baselines(pairs)) == [("d", 4), ("d", 5), ("e", 4)]
+
+
+def test_aggregate_records_are_frozen_values() -> None:
+    """Outcomes, columns, counts, tables, summaries and cluster arrays are shared between the
+    audit's variants and reports: none can be changed in place."""
+    import dataclasses
+
+    outcome = Outcome("m", "a", "a_1", 4, 1)
+    cols = OutcomeColumns.from_outcomes([outcome, Outcome("m", "a", "a_1", 5, 0)])
+    table = cell_table([outcome])
+    summary = summarize(CellTable.from_counts({("m", "a", 4): (1, 1), ("m", "a", 5): (1, 1)}),
+                        {("a", 4): 0.0, ("a", 5): 0.0})["m"]
+    records = [(outcome, "correct"), (cols, "correct"), (table.cells[("m", "a", 4)], "n"),
+               (table, "cells"), (summary, "diff"), (cluster_counts(cols), "units")]
+    for record, name in records:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, name, None)
