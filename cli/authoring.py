@@ -17,6 +17,7 @@ from keyaudit.engine.load.casefile import read_cases
 from keyaudit.engine.load.locate import resolve_rule_path
 from keyaudit.engine.reports.formatting import pct
 from keyaudit.engine.rule_language.agreement import Agreement, measure_agreement
+from keyaudit.engine.rule_language.grammar_notes import shift_reduce_notes
 from keyaudit.engine.rule_language.keystructure import require_cell
 from keyaudit.engine.rule_language.rule import load_rule
 from keyaudit.engine.rule_language.scaffold import CellTest, check_domain, scaffold_rule
@@ -149,6 +150,7 @@ def test_rule(
             console.print(f"       {mismatch}", soft_wrap=True)
     for cell in result.cells:
         _render_cell(cell)
+    _render_grammar_notes(loaded)
     ok = result.passed
     console.print(styled("[green]rule OK[/green]") if ok else styled("[red]rule FAILS: see above[/red]"))
     if not ok:
@@ -197,6 +199,18 @@ def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
     else:
         detail = f" — {verdict.detail}" if verdict.detail else ""
         console.print(styled("verdict: [red]reject[/red]: {}{}", verdict.reason, detail), soft_wrap=True)
+
+
+def _render_grammar_notes(rule) -> None:
+    """The answer grammar's silent shift/reduce resolutions (engine/rule_language/grammar_notes):
+    not errors, but each may hide an alternative of a rule; an author should look at them."""
+    notes, total = shift_reduce_notes(Path(rule.answer_grammar.path))
+    if not total:
+        console.print("Grammar notes: no rule reduction hidden by a shift/reduce conflict")
+        return
+    console.print(f"Grammar notes: {total} rule(s) with a reduction hidden by a shift/reduce conflict")
+    for note in notes:
+        console.print(f"  {note}", soft_wrap=True, markup=False, highlight=False)
 
 
 def _render_tree(scorer: Scorer, text: str) -> None:

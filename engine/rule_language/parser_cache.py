@@ -80,7 +80,7 @@ def entry_key(grammar: str, options: dict[str, Any]) -> str:
 
 
 @contextlib.contextmanager
-def _without_collision_scan() -> Iterator[None]:
+def without_collision_scan() -> Iterator[None]:
     """Build with Lark's terminal-collision scan off, whether or not ``interegular`` is installed.
 
     Lark runs the scan on every lexer it builds when ``interegular`` can be imported (it is an
@@ -114,7 +114,7 @@ def build_parser(
             if cached is not None:
                 return cached
     import_paths = [loader] if loader is not None else []
-    with _without_collision_scan():
+    with without_collision_scan():
         parser = Lark(grammar, import_paths=import_paths, **options, **runtime)
     if folder is not None:
         _write(key, parser, loader)
