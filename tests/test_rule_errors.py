@@ -41,7 +41,7 @@ def test_toml_syntax_error(tmp_path: Path, run_cli) -> None:
 
 
 def test_unknown_field_with_suggestion(tmp_path: Path) -> None:
-    text = GOOD.replace('reason = "status missing"', 'reasn = "status missing"', 1)
+    text = GOOD.replace('reason = "joints conflict"', 'reasn = "joints conflict"', 1)
     with pytest.raises(RuleError) as raised:
         load_rule(write(tmp_path, text))
     message = str(raised.value)
@@ -54,17 +54,17 @@ def test_unknown_table(tmp_path: Path) -> None:
 
 
 def test_bad_expression_points_at_the_column(tmp_path: Path) -> None:
-    text = GOOD.replace('check = "said != null"', 'check = "said != = null"', 1)
+    text = GOOD.replace('check = "len(joints) <= 1"', 'check = "len(joints) <= = 1"', 1)
     with pytest.raises(RuleError) as raised:
         load_rule(write(tmp_path, text))
-    line = line_of(text, 'check = "said != = null"')
-    column = text.splitlines()[line - 1].index('"') + 1 + len("said != =")
+    line = line_of(text, 'check = "len(joints) <= = 1"')
+    column = text.splitlines()[line - 1].index('"') + 1 + len("len(joints) <= =")
     assert f"rule.toml:{line}:{column}:" in str(raised.value)
 
 
 def test_unknown_name_in_expression(tmp_path: Path) -> None:
-    text = GOOD.replace('check = "said != null"', 'check = "sayd != null"', 1)
-    with pytest.raises(RuleError, match="did you mean 'said'"):
+    text = GOOD.replace('check = "len(joints) <= 1"', 'check = "len(jionts) <= 1"', 1)
+    with pytest.raises(RuleError, match="did you mean 'joints'"):
         load_rule(write(tmp_path, text))
 
 
@@ -110,16 +110,16 @@ def test_wrong_types_and_missing_fields(tmp_path: Path) -> None:
             )
         )
     with pytest.raises(RuleError, match="missing the required field 'check'"):
-        load_rule(write(tmp_path, GOOD.replace('check = "said != null"', "", 1)))
+        load_rule(write(tmp_path, GOOD.replace('check = "len(joints) <= 1"', "", 1)))
     with pytest.raises(RuleError, match="accept must be a boolean"):
         load_rule(write(tmp_path, GOOD.replace("[[example]]\n", '[[example]]\naccept = "yes"\n', 1)))
 
 
 def test_rule_files_cannot_run_code(tmp_path: Path) -> None:
-    text = GOOD.replace('check = "said != null"', 'check = "said.__class__ != null"', 1)
+    text = GOOD.replace('check = "len(joints) <= 1"', 'check = "joints.__class__ != null"', 1)
     with pytest.raises(RuleError):
         load_rule(write(tmp_path, text))
-    text = GOOD.replace('check = "said != null"', "check = \"__import__('os') != null\"", 1)
+    text = GOOD.replace('check = "len(joints) <= 1"', "check = \"__import__('os') != null\"", 1)
     with pytest.raises(RuleError):
         load_rule(write(tmp_path, text))
 

@@ -56,6 +56,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     },
     "key": None,
     "output": None,
+    "keys_check": {"accepts": str},
     "claims": {"subject": str, "target": str, "kinds": dict, "nouns": dict, "steady": dict, "within": str},
     "certainty": {
         "letters": bool, "numbers": bool, "words": list, "ignore": list, "benign": list, "when": str,
@@ -171,6 +172,9 @@ class Rule:
     uncertain: tuple[tuple[str, Expression], ...] = ()
     #: ``[certainty] when``: the generic signs apply only where this holds (all answers if None).
     certainty_when: Expression | None = None
+    #: ``[keys_check] accepts``: over ``target`` (the key's values) and ``other`` (another key's),
+    #: true when the other key is a right answer to this one; the keys check tests exactly that.
+    keys_accept: Expression | None = None
     source_text: str = field(default="", repr=False)
 
     @property
@@ -589,6 +593,11 @@ def load_rule(path: str | Path) -> Rule:
         certainty_when=compile_at("certainty", None, "when", raw_certainty["when"], names)
         if "when" in raw_certainty
         else None,
+        keys_accept=compile_at(
+            "keys_check", None, "accepts", data["keys_check"]["accepts"], {"target", "other"}
+        )
+        if "accepts" in data.get("keys_check", {})
+        else None,
     )
 
 
@@ -675,7 +684,7 @@ def _check_field_names(
     known |= set(data.get("key", {}))  # target.<name>
     if claims is not None:
         known |= set(claims.kinds) | CLAIM_FIELDS | KIND_FIELDS | {"hedged"}
-    for table in ("key", "output"):
+    for table in ("key", "output", "keys_check"):
         for name, source in data.get(table, {}).items():
             _check_source(loc, table, None, name, source, known)
     for table, fields in (

@@ -21,7 +21,7 @@ from typing import Any
 from ..load.answer_line import find_answer_line
 from .batch import judge_many
 from .rule import Example
-from .scoring import Scorer, Verdict, jsonable
+from .scoring import Record, Scorer, Verdict, jsonable
 
 
 @dataclass(frozen=True)
@@ -105,24 +105,33 @@ class KeysCheckPlan:
     pairs: list[tuple[str, str | None]] = field(default_factory=list)
     #: per pair: the other key given as the answer, or None for the key given as its own answer.
     others: list[str | None] = field(default_factory=list)
+    #: per pair: whether the rule must accept it (its own key; another key only where the rule's
+    #: ``[keys_check] accepts`` says that key is a right answer too).
+    expected: list[bool] = field(default_factory=list)
 
     def finish(self, outcomes: Sequence[tuple[bool, str]]) -> KeysCheck:
         """The check's result, from the (accept, reason) of every pair."""
         result = self.result
-        for (key, _line), other, (accept, reason) in zip(
-            self.pairs, self.others, outcomes, strict=True
+        for (key, _line), other, expected, (accept, reason) in zip(
+            self.pairs, self.others, self.expected, outcomes, strict=True
         ):
             if other is None:
                 if not accept:
                     result.failures.append(
                         KeyFailure(key, key, "a key given as its own answer is rejected", reason)
                     )
-            else:
-                result.pairs_checked += 1
-                if accept:
-                    result.failures.append(
-                        KeyFailure(key, other, "a different key given as the answer is accepted")
+                continue
+            result.pairs_checked += 1
+            if accept and not expected:
+                result.failures.append(
+                    KeyFailure(key, other, "a different key given as the answer is accepted")
+                )
+            elif expected and not accept:
+                result.failures.append(
+                    KeyFailure(
+                        key, other, "a key that [keys_check] accepts as an answer is rejected", reason
                     )
+                )
         return result
 
 
@@ -151,15 +160,23 @@ def plan_keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = Non
         line = find_answer_line(f"{label} {answer}", fmt.label, fmt.which)
         return None if line is None else line.text
 
+    accepts = scorer.rule.keys_accept
     for position, text in enumerate(texts):
         key = parsed[text]
         plan.pairs.append((text, answer_line(text)))
         plan.others.append(None)
+        plan.expected.append(True)
         for other_text in _others(texts, position, per_key):
-            if parsed[other_text].target == key.target:
+            other = parsed[other_text]
+            if other.target == key.target:
                 continue
             plan.pairs.append((text, answer_line(other_text)))
             plan.others.append(other_text)
+            plan.expected.append(
+                accepts is not None
+                and accepts.evaluate({"target": Record(key.target), "other": Record(other.target)})
+                is True
+            )
     return plan
 
 
