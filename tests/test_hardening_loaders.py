@@ -616,3 +616,103 @@ def test_an_output_onto_a_rule_grammar_is_refused(tmp_path: Path, run_cli) -> No
         result = run_cli("check", str(rule), option, str(grammar))
         assert_one_line_error(result.err, result.code, option, "keyaudit only reads")
     assert grammar.read_text(encoding="utf-8") == "// notes\n"
+
+
+# ---- item 10: the low loader items
+
+
+@pytest.mark.parametrize(
+    "header, fragment",
+    [
+        ({**HEADER, "results": "done"}, "'results' must be an object, got a string"),
+        ({**HEADER, "results": {"scores": 5}}, "'results.scores' must be a list, got a number"),
+        (
+            {"status": "success", "eval": {"model": "m", "scorers": {"name": "s"}}},
+            "'eval.scorers' must be a list, got an object",
+        ),
+        ({"status": "success", "eval": ["m"]}, "'eval' must be an object, got a list"),
+        ({**HEADER, "status": ["x" * 1000]}, "run status is a list, not 'success'"),
+    ],
+)
+def test_a_wrong_typed_inspect_header_is_a_one_line_error(
+    tmp_path: Path, run_cli, header: dict, fragment: str
+) -> None:
+    log = tmp_path / "run.eval"
+    with zipfile.ZipFile(log, "w") as archive:
+        archive.writestr("header.json", json.dumps(header))
+        archive.writestr("samples/1_epoch_1.json", json.dumps(sample(1)))
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(log))
+    line = assert_one_line_error(result.err, result.code, "run.eval:header.json:", fragment)
+    assert "xxxx" not in line  # the log's content is not echoed
+    as_json = tmp_path / "run.json"  # the same header in a --log-format json log
+    as_json.write_text(json.dumps({**header, "samples": [sample(1)]}), encoding="utf-8")
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "c")), "--responses", str(as_json))
+    assert_one_line_error(result.err, result.code, "run.json:", fragment)
+
+
+@pytest.mark.parametrize(
+    "configs, fragment",
+    [
+        ([], "'configs' must be an object, got a list"),
+        ({"t": ["f"]}, "'configs.t' must be an object, got a list"),
+        ({"t": {"filter_list": "f"}}, "'configs.t.filter_list' must be a list, got a string"),
+    ],
+)
+def test_a_wrong_typed_lm_eval_config_is_a_one_line_error(
+    tmp_path: Path, run_cli, configs, fragment: str
+) -> None:
+    folder = tmp_path / "lm"
+    folder.mkdir()
+    results = {"model_name": "m", "results": {}, "configs": configs}
+    (folder / "results_2024.json").write_text(json.dumps(results), encoding="utf-8")
+    line = {
+        "doc_id": 0,
+        "doc": {"id": "dom_0001_q5"},
+        "filter": "f",
+        "metrics": ["exact_match"],
+        "exact_match": 1,
+        "resps": [["ANSWER: stable"]],
+    }
+    (folder / "samples_t_2024.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(folder))
+    assert_one_line_error(result.err, result.code, "results_2024.json:", fragment)
+
+
+def test_a_second_header_json_is_an_error(tmp_path: Path, run_cli) -> None:
+    log = tmp_path / "run.eval"
+    with zipfile.ZipFile(log, "w") as archive:
+        archive.writestr("header.json", json.dumps({**HEADER, "status": "error"}))
+        archive.writestr("samples/1_epoch_1.json", json.dumps(sample(1)))
+        with pytest.warns(UserWarning, match="Duplicate name"):
+            archive.writestr("header.json", json.dumps(HEADER))  # zipfile read this one alone
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(log))
+    assert_one_line_error(result.err, result.code, "run.eval:header.json:", "twice")
+
+
+@pytest.mark.parametrize("column", ["id", "model", "response", "correct"])
+def test_a_duplicated_column_of_a_responses_csv_is_an_error(
+    tmp_path: Path, run_cli, column: str
+) -> None:
+    header = ["id", "model", "response", "correct", column]
+    values = {"id": "dom_0001_q5", "model": "m", "response": "ANSWER: stable", "correct": "true"}
+    other = {"id": "dom_0002_q5", "model": "n", "response": "ANSWER: unstable", "correct": "no"}
+    path = tmp_path / "r.csv"
+    path.write_text(
+        ",".join(header) + "\n" + ",".join([*values.values(), other[column]]) + "\n",
+        encoding="utf-8",
+    )
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b", 2)), "--responses", str(path))
+    assert_one_line_error(result.err, result.code, "r.csv:1:", f"column '{column}' appears 2")
+
+
+@pytest.mark.parametrize("column", ["question_id", "groundtruth", "answer"])
+def test_a_duplicated_column_of_a_key_csv_is_an_error(tmp_path: Path, run_cli, column) -> None:
+    root = tmp_path / "b"
+    (root / "keys").mkdir(parents=True)
+    header = "question_id,groundtruth" if column != "answer" else "id,answer"
+    row = "dom_0001_q5,stable" if column != "answer" else "dom_0001_q5,stable"
+    (root / "keys" / "k.csv").write_text(
+        f"{header},{column}\n{row},dom_0002_q5\n", encoding="utf-8"
+    )
+    result = run_cli("flag", "--bench", str(root))
+    assert_one_line_error(result.err, result.code, "k.csv:1:", f"column '{column}' appears 2")

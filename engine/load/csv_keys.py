@@ -67,6 +67,17 @@ def _columns(header: list[str], path: Path) -> tuple[int, int, int | None]:
     def find(options: tuple[str, ...]) -> int | None:
         return next((names.index(o) for o in options if o in names), None)
 
+    for name in (*ID_COLUMNS, *KEY_COLUMNS, *QUESTION_COLUMNS):
+        if names.count(name) > 1:  # the first would silently win
+            raise DataError(
+                located(
+                    path,
+                    1,
+                    None,
+                    f"column {name!r} appears {names.count(name)} times in the header: which "
+                    "one holds the data is unknowable",
+                )
+            )
     id_at, key_at, question_at = find(ID_COLUMNS), find(KEY_COLUMNS), find(QUESTION_COLUMNS)
     if id_at is None or key_at is None:
         raise DataError(

@@ -90,6 +90,17 @@ def _csv_rows(path: Path, names: FieldNames) -> Iterator[tuple[int, dict[str, An
     if first is None:
         return
     header = first[1]
+    for name in (names.id, names.model, names.response, names.correct):
+        if header.count(name) > 1:  # a dict of the row would silently keep the last
+            raise DataError(
+                located(
+                    path,
+                    first[0],
+                    None,
+                    f"column {name!r} appears {header.count(name)} times in the header: which "
+                    "one holds the data is unknowable",
+                )
+            )
     for start, row in rows:
         if not row:
             continue  # a blank line, as csv.DictReader skips it

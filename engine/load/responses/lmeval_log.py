@@ -75,7 +75,7 @@ def read_lm_eval(
     if not isinstance(model, str) or not model:
         raise DataError(located(results_file, None, None, "missing 'model_name'"))
     task_name = task.group("task") if task else ""
-    filters = _filter_names(results, task_name)
+    filters = _filter_names(results, task_name, results_file)
     chosen = source.filter or (filters[0] if filters else None)
     if chosen is None:
         raise DataError(
@@ -144,13 +144,43 @@ def _results(path: Path, budget: ResponseBudget) -> dict[str, Any]:
     return value
 
 
-def _filter_names(results: dict[str, Any], task: str) -> list[str]:
-    config = (results.get("configs") or {}).get(task)
+def _filter_names(results: dict[str, Any], task: str, where: Path) -> list[str]:
+    """The filters the task's config lists; a config of the wrong type is an error naming the
+    field, never a crash."""
+    configs = results.get("configs")
+    if configs is None:
+        configs = {}
+    if not isinstance(configs, dict):
+        raise DataError(
+            located(where, None, None, f"'configs' must be an object, {_kind(configs)}")
+        )
+    config = configs.get(task)
+    if config is None:
+        config = {}
+    if not isinstance(config, dict):
+        raise DataError(
+            located(where, None, None, f"'configs.{task}' must be an object, {_kind(config)}")
+        )
+    listed = config.get("filter_list")
+    if listed is None:
+        listed = []
+    if not isinstance(listed, list):
+        raise DataError(
+            located(
+                where, None, None, f"'configs.{task}.filter_list' must be a list, {_kind(listed)}"
+            )
+        )
     names = []
-    for entry in (config or {}).get("filter_list") or []:
+    for entry in listed:
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
             names.append(entry["name"])
     return names
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, without showing it (a log's content is not echoed)."""
+    kinds = {bool: "a boolean", dict: "an object", list: "a list", str: "a string"}
+    return "got " + kinds.get(type(value), "null" if value is None else "a number")
 
 
 def _id_field(doc: dict[str, Any], source: ResponseSource, where: str) -> str:
