@@ -153,3 +153,16 @@ def test_new_rule_scaffolds_a_compound_component(tmp_path: Path, run_cli) -> Non
     rule = load_rule(tmp_path / "gauge_reading.toml")
     verdict = Scorer(rule).score("no; new value 75", "ANSWER: no; new value 75.0")
     assert verdict.accept and verdict.values["number"] == 75.0
+
+
+def test_a_letter_that_never_varies_is_text_not_a_slot() -> None:
+    """A fresh author's finding: the constant 'K' of 'shifts right; K unchanged' was induced as a
+    {LETTER} slot. A letter or number with one value in the whole cell is text."""
+    from keyaudit.engine.rule_language.keystructure import induce_templates
+
+    keys = ["shifts right; K unchanged", "shifts left; K decreases", "no shift; K unchanged"]
+    templates = induce_templates(keys)
+    assert {t.template for t in templates} == set(keys) and all(not t.slots for t in templates)
+    varying = induce_templates(["D; closest to D", "B; closest to B"])
+    assert [t.template for t in varying] == ["{LETTER_1}; closest to {LETTER_2}"]
+    assert induce_templates(["K"])[0].slots == ("LETTER",)  # one string: nothing to compare

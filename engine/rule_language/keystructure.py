@@ -49,12 +49,23 @@ class InducedTemplate:
     slots: tuple[str, ...]
     example: str
     slot_values: dict[str, dict[str, int]]
+    #: (kind, value) pairs that are text in this cell, not slots (see constant_slot_values).
+    constant: frozenset[tuple[str, str]] = frozenset()
+
+    def slot_matches(self) -> list[re.Match[str]]:
+        """Where the slots are in the example key (constant letters and numbers skipped)."""
+        return [m for m in _SLOT.finditer(self.example) if (m.lastgroup, m.group()) not in self.constant]
 
 
 @lru_cache(maxsize=65536)
-def key_shape(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """``(template, slot names, slot values)`` of one string under letter/number induction."""
-    matches = list(_SLOT.finditer(text))
+def key_shape(
+    text: str, constant: frozenset[tuple[str, str]] = frozenset()
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """``(template, slot names, slot values)`` of one string under letter/number induction.
+
+    ``constant``: (kind, value) pairs that are text, not slots (a letter or number that never
+    varies in the cell, such as the "K" of "shifts right; K unchanged")."""
+    matches = [m for m in _SLOT.finditer(text) if (m.lastgroup, m.group()) not in constant]
     kinds = Counter(m.lastgroup for m in matches)
     seen: Counter[str] = Counter()
     pieces: list[str] = []
@@ -72,6 +83,19 @@ def key_shape(text: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     return "".join(pieces), tuple(names), tuple(m.group() for m in matches)
 
 
+def constant_slot_values(strings: Sequence[str]) -> frozenset[tuple[str, str]]:
+    """The (kind, value) of each slot kind that has one value in every string of the cell:
+    it varies nowhere, so it is part of the text ("K" in "shifts left; K decreases"), not a slot.
+    Only where the cell has two or more distinct strings (one string has nothing varying)."""
+    if len(set(strings)) < 2:
+        return frozenset()
+    seen: dict[str, set[str]] = {}
+    for text in set(strings):
+        for match in _SLOT.finditer(text):
+            seen.setdefault(match.lastgroup or "", set()).add(match.group())
+    return frozenset((kind, next(iter(v))) for kind, v in seen.items() if len(v) == 1)
+
+
 def _sorted_counts(counter: Counter[str]) -> dict[str, int]:
     """Counts as a dict, most frequent first, ties by value (deterministic output)."""
     return dict(sorted(counter.items(), key=lambda item: (-item[1], item[0])))
@@ -83,8 +107,10 @@ def induce_templates(strings: Iterable[str]) -> list[InducedTemplate]:
     slots: dict[str, tuple[str, ...]] = {}
     examples: dict[str, str] = {}
     values: dict[str, dict[str, Counter[str]]] = {}
+    strings = list(strings)
+    constant = constant_slot_values(strings)
     for text in strings:
-        template, names, found = key_shape(text)
+        template, names, found = key_shape(text, constant)
         if template not in counts:
             slots[template] = names
             examples[template] = text
@@ -99,6 +125,7 @@ def induce_templates(strings: Iterable[str]) -> list[InducedTemplate]:
             slots=slots[template],
             example=examples[template],
             slot_values={name: _sorted_counts(c) for name, c in values[template].items()},
+            constant=constant,
         )
         for template, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
@@ -271,8 +298,9 @@ def _ruled_templates(
 
 def _induced_templates(keys: Sequence[KeyItem]) -> list[TemplateStat]:
     first: dict[str, KeyItem] = {}
+    constant = constant_slot_values([k.answer for k in keys])
     for key in keys:
-        first.setdefault(key_shape(key.answer)[0], key)
+        first.setdefault(key_shape(key.answer, constant)[0], key)
     return [
         TemplateStat(
             template=t.template,

@@ -40,7 +40,6 @@ from pathlib import Path
 from ..errors import UsageError, printable
 from ..load.benchmark import Benchmark
 from ..load.filekind import exists_at_all
-from .keystructure import _SLOT as SLOT_PATTERN
 from .keystructure import InducedTemplate, induce_templates
 from .rule import AnswerFormat, Rule, load_rule
 from .rulecheck import ExampleResult, KeysCheck, keys_check, run_examples
@@ -97,7 +96,7 @@ def template_parts(item: InducedTemplate) -> list[tuple[str, str | None]]:
     ``{NUMBER}`` gets no slot there."""
     parts: list[tuple[str, str | None]] = []
     cursor = 0
-    for match, slot in zip(SLOT_PATTERN.finditer(item.example), item.slots, strict=True):
+    for match, slot in zip(item.slot_matches(), item.slots, strict=True):
         parts.append((item.example[cursor : match.start()], slot))
         cursor = match.end()
     parts.append((item.example[cursor:], None))
