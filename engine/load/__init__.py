@@ -5,8 +5,9 @@ reader (``csv_keys``), the response sources (``responses/``: keyaudit's own file
 lm-evaluation-harness logs), the labelled-case reader (``casefile``), the validated-key cache, the
 answer-line finder, the strict scorer (the benchmark's own exact-match verdict) and locating
 bundled files; and the bounds every reader and later stage shares: what a path really is
-(``filekind``), whole JSON documents within a size (``jsondoc``), CPU-time limits for work whose
-cost depends on user patterns (``timelimit``) and keyaudit's private cache folders (``safe_io``).
+(``filekind``), whole JSON documents within a size (``jsondoc``), the memory budget of what a run
+keeps from its response files (``budget``), CPU-time limits for work whose cost depends on user
+patterns (``timelimit``) and keyaudit's private cache folders (``safe_io``).
 
 May import: ``keyaudit.engine.errors`` and the standard library only, plus ``zstandard`` (imported
 lazily by ``responses.zipmember``, only to read the zstd members of inspect ``.eval`` logs on
