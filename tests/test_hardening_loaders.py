@@ -716,3 +716,35 @@ def test_a_duplicated_column_of_a_key_csv_is_an_error(tmp_path: Path, run_cli, c
     )
     result = run_cli("flag", "--bench", str(root))
     assert_one_line_error(result.err, result.code, "k.csv:1:", f"column '{column}' appears 2")
+
+
+@pytest.mark.parametrize("where", ["inspect-json", "lm-eval-results"])
+def test_a_json_file_of_empty_objects_is_refused_before_it_is_parsed(
+    tmp_path: Path, run_cli, monkeypatch, where: str
+) -> None:
+    """The same document shape as a --log-format json log or an lm-eval results file, against a
+    16 MiB budget: 4 MiB of ``{},`` would take about 100 MiB parsed."""
+    filler = "[" + "{}," * (4 * MB // 3) + "{}]"
+    monkeypatch.setenv("KEYAUDIT_RESPONSE_MEMORY", "16")
+    if where == "inspect-json":
+        path = tmp_path / "run.json"
+        path.write_text(
+            json.dumps({**HEADER, "samples": [sample(1)]})[:-1] + ', "x": ' + filler + "}",
+            encoding="utf-8",
+        )
+        name = "run.json:"
+    else:
+        path = tmp_path / "lm"
+        path.mkdir()
+        results = {"model_name": "m", "results": {}, "configs": {"t": {"filter_list": []}}}
+        (path / "results_2024.json").write_text(
+            json.dumps(results)[:-1] + ', "x": ' + filler + "}", encoding="utf-8"
+        )
+        (path / "samples_t_2024.jsonl").write_text(
+            json.dumps({"doc_id": 0, "doc": {"id": "dom_0001_q5"}, "filter": "f", "resps": []})
+            + "\n",
+            encoding="utf-8",
+        )
+        name = "results_2024.json:"
+    result = run_cli("flag", "--bench", str(bench(tmp_path / "b")), "--responses", str(path))
+    assert_one_line_error(result.err, result.code, name, "memory budget of 16 MiB")
