@@ -3,7 +3,9 @@ set, and the bounds in `check`'s reports."""
 
 from __future__ import annotations
 
+import functools
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,6 @@ from keyaudit.engine.rule_language.rule import load_rule
 from keyaudit.engine.rule_language.scoring import Scorer
 
 DATA = Path(__file__).parent / "data" / "phrasings"
-RULES = ("physical_stability", "gear_train", "gauge_reading", "physical_stability_l4", "gauge_reading_l4")
 _SCORERS: dict[str, Scorer] = {}
 
 
@@ -23,40 +24,80 @@ def scorer(rule: str) -> Scorer:
     return _SCORERS[rule]
 
 
+def rule_of(path: Path) -> str | None:
+    """The bundled rule a labelled set belongs to (the longest rule name its file starts with)."""
+    names = [r for r in bundled_rule_names() if path.name.startswith(f"{r}_") or path.name == f"{r}.jsonl"]
+    return max(names, key=len, default=None)
+
+
 def labelled_rows() -> list[tuple[str, dict]]:
     rows = []
     for path in sorted(DATA.glob("*.jsonl")):
-        rule = max((r for r in RULES if path.name.startswith(r)), key=len, default=None)
-        if rule is None or rule not in bundled_rule_names():
+        rule = rule_of(path)
+        if rule is None:
             continue
         rows += [(rule, json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
     return rows
 
 
-def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
-    """Measured on every labelled set of the rules listed above (4,928 rows, with the fresh blind
-    sets blind8/blind9, the L4 rules' dev and two blind sets, gauge_reading_l4_blind2 after
-    tuning on it, and gauge_reading_dev after tuning on it): 21 of the 32 wrong verdicts are marked
-    uncertain (66%; of the 15 that flip accept/reject, 10), 9.8% of all verdicts are. The floors
-    below are those figures; a change that loses coverage or flags more fails here.
-    (Before gauge_reading_dev: 4,668 rows, 25 of 37 (68%), 9.5%. The dev set's 260 rows add 43
-    flagged verdicts, mostly bare values beside references; its tuning fixed five wrong verdicts of
-    the older sets, four of them flagged, so the share of wrong verdicts flagged fell.)
-    Coverage falls as fresh blind sets are added (3,114 rows before blind8/9: 15 of 17, 88%; with
-    gauge_reading_l4_blind2 untuned, 29 of 49, 59%): the misreadings each new author finds are
-    mostly ones no doubt signal covers yet."""
-    rows = labelled_rows()
-    total = flagged = wrong = wrong_flagged = 0
-    for rule, row in rows:
+@dataclass
+class Figures:
+    """Certainty on a group of labelled rows: verdicts, marked ones, wrong ones (accept differs
+    from the label; or, for ``_vr``, accept or reason differs) and the wrong ones marked."""
+
+    rows: int = 0
+    marked: int = 0
+    wrong: int = 0
+    wrong_marked: int = 0
+    wrong_vr: int = 0
+    wrong_vr_marked: int = 0
+
+
+@functools.cache
+def measured() -> dict[str, Figures]:
+    """Figures per group: "holdout" (the blind12 rows kept apart from tuning) and "rest" (every
+    other labelled row: the older sets and blind12's tune rows)."""
+    groups = {"holdout": Figures(), "rest": Figures()}
+    for rule, row in labelled_rows():
         verdict = scorer(rule).score(row["key"], row["response"])
-        total += 1
-        flagged += bool(verdict.uncertain)
+        f = groups["holdout" if row.get("split") == "holdout" else "rest"]
+        f.rows += 1
+        f.marked += bool(verdict.uncertain)
+        if verdict.accept != row["accept"]:
+            f.wrong += 1
+            f.wrong_marked += bool(verdict.uncertain)
         if (verdict.accept, verdict.reason) != (row["accept"], row["reason"]):
-            wrong += 1
-            wrong_flagged += bool(verdict.uncertain)
-    assert total >= 2_800
-    assert wrong > 0 and wrong_flagged / wrong >= 0.65, (wrong_flagged, wrong)  # measured 0.656
-    assert flagged / total <= 0.099, flagged / total  # measured 0.0984
+            f.wrong_vr += 1
+            f.wrong_vr_marked += bool(verdict.uncertain)
+    return groups
+
+
+def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
+    """Measured on every labelled set of every bundled rule except blind12's holdout rows (9,585
+    rows): 36 of the 39 verdicts whose accept differs from the label are marked uncertain (92%),
+    and 51 of the 62 whose accept or reason differs (82%), while 6.5% of all verdicts are marked.
+    Before issue 23's second reading (:mod:`keyaudit.engine.rule_language.second_reading`) and
+    the pruning of low-yield signs: 20 of 39 (51%) and 30 of 62, with 11.0% marked. The floors
+    below are the new figures, less a little for the rules others tune; a change that loses
+    coverage or marks more fails here. (Most of these rows were tuned on: their remaining
+    misreadings are the hard ones. The honest figure is the holdout test below.)"""
+    f = measured()["rest"]
+    assert f.rows >= 9_000
+    assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.88, (f.wrong_marked, f.wrong)  # measured 0.923
+    assert f.wrong_vr_marked / f.wrong_vr >= 0.78, (f.wrong_vr_marked, f.wrong_vr)  # measured 0.823
+    assert f.marked / f.rows <= 0.068, f.marked / f.rows  # measured 0.0647
+
+
+def test_uncertainty_on_rows_kept_apart_from_tuning() -> None:
+    """blind12's holdout rows (714, never tuned on, never looked at while the signs were built):
+    11 of the 12 verdicts whose accept differs from the label are marked (92%; 15 of 20 whose
+    accept or reason differs), with 8.5% of all verdicts marked. Before issue 23: 6 of 12 (50%),
+    14.0% marked. Issue 23's target on blind sets: at least 80% of wrong verdicts marked with at
+    most 10% of all verdicts marked."""
+    f = measured()["holdout"]
+    assert f.rows >= 700
+    assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.8, (f.wrong_marked, f.wrong)  # measured 0.917
+    assert f.marked / f.rows <= 0.095, f.marked / f.rows  # measured 0.0854
 
 
 @pytest.mark.parametrize(
@@ -68,9 +109,9 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
         # a claim under a condition was counted
         ("gear_train", "increase; direction unchanged",
          "If A drives D directly, D turns faster; direction unchanged", "under a condition"),
-        # a claim with no subject of its own, while another gear is named
-        ("gear_train", "increase; direction unchanged",
-         "C slows down; faster; direction unchanged", "without a subject"),
+        # a claim with no subject of its own, while another gear is named (on a rejection)
+        ("gear_train", "decrease; direction unchanged",
+         "D's direction stays the same; B and C slow down", "without a subject"),
         # the rule's own [[uncertain]] clause (gauge: a bare number beside references)
         ("gauge_reading", "no; new value 65", "No; 65 (40 + 25% of 100)", "without a cue"),
         # physical_stability: an unstable answer offering alternatives
@@ -85,12 +126,37 @@ def test_signs_of_a_misreading(rule: str, key: str, answer: str, why: str) -> No
     assert any(why in reason for reason in verdict.uncertain), verdict.uncertain
 
 
-def test_a_missing_component_found_outside_the_answer_line() -> None:
+def test_the_conclusion_is_no_longer_read_but_a_value_left_unread_is() -> None:
+    """A rejection for a missing component once read the response's conclusion as an answer; it
+    marked 1.3% of verdicts (rightly missing) for misreadings the unread-value sign finds on the
+    answer line itself."""
     key = "increase; direction unchanged"
     response = "D turns faster and keeps its direction.\nANSWER: D turns faster."
     verdict = scorer("gear_train").score(key, response)
     assert verdict.reason == "direction missing"
-    assert any("last lines" in reason for reason in verdict.uncertain)
+    assert not any("last lines" in reason for reason in verdict.uncertain)
+    key = "D; projected endpoint is closest to D (409.0 map units away; bearing difference 3.0 degrees)"
+    verdict = scorer("compass_bearing").score(key, "So D.\nANSWER: the endpoint is closest to d")
+    if verdict.reason == "letter missing":  # the rule may come to read a lower-case letter
+        assert any("'d' is on the line, unread" in reason for reason in verdict.uncertain), verdict.uncertain
+
+
+@pytest.mark.parametrize(
+    ("rule", "key", "answer", "marked"),
+    [
+        # an acceptance with a leftover clause that offers another value or a condition
+        ("gear_train", "stay the same; direction unchanged",
+         "Same speed; direction the same if C is an idler, opposite if C is compound.", True),
+        # an acceptance with leftover commentary: no longer a sign (it marked 2% of verdicts)
+        ("gear_train", "decrease; direction unchanged",
+         "Decrease; direction unchanged (the idler just passes motion along).", False),
+    ],
+)
+def test_leftover_clauses_on_an_acceptance(rule: str, key: str, answer: str, marked: bool) -> None:
+    verdict = scorer(rule).score(key, f"ANSWER: {answer}")
+    if not verdict.accept:
+        pytest.skip("the rule no longer accepts this answer")
+    assert any(r.startswith("unread clause") for r in verdict.uncertain) == marked, verdict.uncertain
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .ast import Node
 
-__all__ = ["CertaintySpec", "grammar_vocabulary", "unplaced_material"]
+__all__ = ["OFFERING_CLAUSE", "CertaintySpec", "grammar_vocabulary", "unplaced_material"]
 
 #: Words too common to signal anything when left over, whatever the domain.
 STOPWORDS = frozenset(
@@ -86,6 +86,10 @@ def grammar_vocabulary(path: Path, spec: CertaintySpec) -> frozenset[str]:
     return frozenset((words | spec.extra_words) - spec.ignore_words - STOPWORDS - _REGEX_BITS)
 
 
+#: A clause that offers an alternative or a condition ("or between D and C", "opposite if C is
+#: compound"): the one kind of leftover that can undo an acceptance.
+OFFERING_CLAUSE = re.compile(r"\b(?:or|either|if|unless|otherwise)\b", re.I)
+
 _CLAUSE_END = re.compile(r"[;,.:!?()\[\]—–|]+|\s-+\s")
 
 
@@ -107,13 +111,15 @@ def unplaced_material(
     vocabulary: frozenset[str],
     spec: CertaintySpec,
     read: Iterable[tuple[int, int]] = (),
+    only: re.Pattern[str] | None = None,
 ) -> list[str]:
     """Reasons for watched material in clauses where the grammar recognised nothing.
 
     A clause (text between punctuation) that holds none of the grammar's constructions — only
     filler and shared triggers — but holds words of the rule's vocabulary (or, when watched, an
     entity letter or a number) is a statement the rule could not read. ``read`` spans count as
-    recognised (a noun that shared a claim: "..., and neither does its direction").
+    recognised (a noun that shared a claim: "..., and neither does its direction"). With
+    ``only``, a clause counts only if the pattern finds something in it.
     """
     triggers = set(triggers)
     text = answer.source
@@ -127,6 +133,8 @@ def unplaced_material(
         if any(s < end and e > start for s, e in placed):
             continue
         piece = text[start:end]
+        if only is not None and not only.search(piece):
+            continue
         if text[end : end + 1] == ":" and len(piece.split()) <= 3:
             continue  # a label ("Speed:", "New value:"), read with what follows
         found = [w for w in _WORD.findall(piece) if w.lower().replace("’", "'") in vocabulary]
