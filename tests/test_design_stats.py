@@ -1,0 +1,132 @@
+"""Before → after statistics for any design (issue 24, item 1), checked against an independent,
+plain-Python computation on a made-up one-level benchmark (three models, two domains)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from keyaudit.engine.stats.design import ItemOutcome, _draws, before_after
+
+MODELS = ("alpha", "beta", "gamma")
+DOMAINS = ("equilibrium", "stoich")
+
+
+def _benchmark(seed: int = 3) -> list[ItemOutcome]:
+    """Strict scoring rejects most right answers of gamma and beta (sentence keys); after the
+    rule, gamma leads. Some images have two items."""
+    rng = random.Random(seed)
+    p_before = {"alpha": 0.6, "beta": 0.35, "gamma": 0.2}
+    p_after = {"alpha": 0.62, "beta": 0.7, "gamma": 0.85}
+    items = []
+    for domain in DOMAINS:
+        for image in range(14):
+            for _item in range(1 + image % 2):
+                for model in MODELS:
+                    before = rng.random() < p_before[model]
+                    after = before or rng.random() < (p_after[model] - p_before[model]) / (1 - p_before[model])
+                    items.append(ItemOutcome(model, domain, 1, f"{domain}-{image}", 1, int(before), int(after)))
+    return items
+
+
+BASE_BEFORE = {(d, 1): 0.1 for d in DOMAINS}
+BASE_AFTER = {(d, 1): 0.25 for d in DOMAINS}
+
+
+def _adjusted(raw: float, base: float) -> float:
+    return raw - base if base == 1 else (raw - base) / (1 - base)
+
+
+def _tau_b(x: list[float], y: list[float]) -> float:
+    s = nx = ny = 0
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            a = (x[i] > x[j]) - (x[i] < x[j])
+            b = (y[i] > y[j]) - (y[i] < y[j])
+            s += a * b
+            nx += a != 0
+            ny += b != 0
+    return s / math.sqrt(nx * ny)
+
+
+def _replicate(items, weights):
+    """Per model: (overall before, overall after) for one draw (weights[domain][image] = count)."""
+    out = {}
+    for model in MODELS:
+        adj_b, adj_a = [], []
+        for domain in DOMAINS:
+            own = [i for i in items if i.model == model and i.domain == domain]
+            w = [weights[domain][i.image] for i in own]
+            units = sum(wi * i.n for wi, i in zip(w, own, strict=True))
+            if units == 0:
+                continue
+            adj_b.append(_adjusted(sum(wi * i.before for wi, i in zip(w, own, strict=True)) / units, BASE_BEFORE[(domain, 1)]))
+            adj_a.append(_adjusted(sum(wi * i.after for wi, i in zip(w, own, strict=True)) / units, BASE_AFTER[(domain, 1)]))
+        out[model] = (float(sum(adj_b) / len(adj_b)), float(sum(adj_a) / len(adj_a)))
+    return out
+
+
+def _percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    position = q * (len(values) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (values[high] - values[low]) * (position - low)
+
+
+def test_estimates_match_a_plain_computation() -> None:
+    items = _benchmark()
+    stats = before_after(items, BASE_BEFORE, BASE_AFTER, resamples=50, seed=1)
+    full = {d: {f"{d}-{i}": 1 for i in range(14)} for d in DOMAINS}
+    expected = _replicate(items, full)
+    for j, model in enumerate(stats.models):
+        assert stats.overall_before[j] == pytest.approx(expected[model][0], abs=1e-12)
+        assert stats.overall_after[j] == pytest.approx(expected[model][1], abs=1e-12)
+    for cell in stats.cells:
+        own = [i for i in items if (i.model, i.domain) == (cell.model, cell.domain)]
+        assert cell.before == pytest.approx(sum(i.before for i in own) / len(own))
+        assert cell.after == pytest.approx(sum(i.after for i in own) / len(own))
+        assert cell.clusters == 14
+    scores_b = [expected[m][0] for m in MODELS]
+    scores_a = [expected[m][1] for m in MODELS]
+    assert stats.kendall_tau.estimate == pytest.approx(_tau_b(scores_b, scores_a))
+    assert stats.rank_before == (1, 2, 3) and stats.rank_after[2] == 1  # gamma leads after
+
+
+def test_intervals_match_a_plain_bootstrap_over_the_same_draws() -> None:
+    items = _benchmark()
+    resamples = 200
+    stats = before_after(items, BASE_BEFORE, BASE_AFTER, resamples=resamples, seed=7)
+    draws = {d: _draws(7, d, 14, resamples) for d in DOMAINS}
+    names = {d: sorted(f"{d}-{i}" for i in range(14)) for d in DOMAINS}  # the draw's image order
+    replicates = [
+        _replicate(items, {d: {name: draws[d][r, k] for k, name in enumerate(names[d])} for d in DOMAINS})
+        for r in range(resamples)
+    ]
+    for j, model in enumerate(stats.models):
+        changes = [rep[model][1] - rep[model][0] for rep in replicates]
+        assert stats.overall_change[j].low == pytest.approx(_percentile(changes, 0.025), abs=1e-9)
+        assert stats.overall_change[j].high == pytest.approx(_percentile(changes, 0.975), abs=1e-9)
+    taus = [_tau_b([rep[m][0] for m in MODELS], [rep[m][1] for m in MODELS]) for rep in replicates]
+    assert stats.kendall_tau.low == pytest.approx(_percentile(taus, 0.025), abs=1e-9)
+    # every pair whose order flips, and whether the new order is significant
+    full = _replicate(items, {d: {f"{d}-{i}": 1 for i in range(14)} for d in DOMAINS})
+    flipped = {
+        (a, b) for a in MODELS for b in MODELS
+        if full[a][1] > full[b][1] and full[a][0] < full[b][0]
+    }
+    assert {(f.ahead, f.behind) for f in stats.flips} == flipped and flipped
+    for flip in stats.flips:
+        gaps = [rep[flip.ahead][1] - rep[flip.behind][1] for rep in replicates]
+        assert flip.significant == (_percentile(gaps, 0.025) > 0)
+
+
+def test_the_same_inputs_and_seed_give_the_same_figures_in_any_model_order() -> None:
+    items = _benchmark()
+    one = before_after(items, BASE_BEFORE, BASE_AFTER, resamples=100, seed=5)
+    two = before_after(list(reversed(items)), BASE_BEFORE, BASE_AFTER, resamples=100, seed=5)
+    assert one == two
+    other = before_after(items, BASE_BEFORE, BASE_AFTER, resamples=100, seed=6)
+    assert other.overall_change != one.overall_change
