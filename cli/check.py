@@ -26,6 +26,7 @@ from keyaudit.engine.errors import KeyauditError, UsageError
 from keyaudit.engine.reports.formatting import (
     accuracy_span,
     bounds_cells,
+    corrected_span,
     pct,
     pp,
     slot_values_text,
@@ -540,6 +541,7 @@ def _render_models(out: Console, audit: Audit) -> None:
             "Right→wrong",
             "Uncertain",
             "Could be",
+            *(["Corrected"] if audit.extraction is not None else []),
         ):
             table.add_column(column, justify="left" if column == "Model" else "right")
         rows = [m for m in audit.models if (m.domain, m.level) == (cell.domain, cell.level)]
@@ -553,6 +555,7 @@ def _render_models(out: Console, audit: Audit) -> None:
                 str(len(m.flips_down)),
                 str(len(m.uncertain)),
                 accuracy_span(m),
+                *([corrected_span(m)] if audit.extraction is not None else []),
             )
         out.print(table)
         n_uncertain = sum(len(m.uncertain) for m in rows)
@@ -592,11 +595,8 @@ def _render_worked(out: Console, audit: Audit) -> None:
 
 
 def _render_aggregates(out: Console, audit: Audit) -> None:
-    from keyaudit.engine.reports.markdown_report import (
-        adjudication_sentence,
-        uncertainty_sentence,
-        verdict_sentence,
-    )
+    from keyaudit.engine.reports.extraction_text import closing_sentences, correction_table
+    from keyaudit.engine.reports.markdown_report import verdict_sentence
 
     if not audit.aggregates:
         return
@@ -668,9 +668,17 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
             table.add_row(a.model, str(a.bounds.n_uncertain), *bounds_cells(a.bounds))
         out.print(table)
     out.print(verdict_sentence(audit), markup=False)
-    out.print(uncertainty_sentence(audit), markup=False)
-    if audit.adjudications is not None:
-        out.print(adjudication_sentence(audit.adjudications), markup=False)
+    section(out, "Extraction error: the rule's own misreadings")
+    header, rows = correction_table(audit)
+    if rows:
+        table = Table(title="Corrected for the error measured on the adjudicated sample", title_justify="left")
+        for column in header:
+            table.add_column(column, justify="left" if column in ("Model", header[-1]) else "right")
+        for row in rows:
+            table.add_row(*row)
+        out.print(table)
+    for sentence in closing_sentences(audit):
+        out.print(sentence.replace("`", ""), markup=False)
 
 
 def _ci(d) -> str:

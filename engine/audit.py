@@ -42,16 +42,21 @@ from .reports.findings import (
     Bounds,
     CellAudit,
     CellKeysCheck,
+    Correction,
     Difference,
     ExampleRun,
+    Extraction,
     FlagRow,
     KeysCheckFailure,
+    MisreadingRate,
     ModelAggregate,
     ModelCell,
     Requirement,
+    RuleErrorRates,
     RuleProof,
     Scope,
     Settings,
+    Span,
     WorkedExample,
     format_value,
 )
@@ -63,6 +68,8 @@ from .rule_language.rulecheck import KeysCheckPlan, plan_keys_check, run_example
 from .rule_language.scoring import Scorer, jsonable
 from .stats.aggregate import OutcomeColumns, cell_table, summarize
 from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
+from .stats.corrected import CorrectionInputs
+from .stats.extraction_error import RuleErrorSample
 from .stats.validation_card import card_status
 
 Progress = Callable[[int, int], None]
@@ -270,8 +277,9 @@ def run_audit(
 
     responses = sorted(benchmark.responses, key=lambda r: (r.model, r.id))
     labels = match_adjudications(benchmark, rules, scorers, adjudications) if adjudications else {}
+    split: list[OutcomeColumns] | None = [] if adjudications else None
     (before, after, low, high), verdicts, rule_verdicts = _score_responses(
-        benchmark, responses, ruled, labels, scorers, jobs
+        benchmark, responses, ruled, labels, scorers, jobs, split
     )
     mark("outcomes (per model and item, four variants)")
     adjudicated = (
@@ -288,10 +296,22 @@ def run_audit(
     models, worked = _model_cells(benchmark, responses, ruled, verdicts)
     mark("model cells and worked examples")
 
+    extraction = None
+    if split is not None:
+        samples = _error_samples(benchmark, rules, ruled, rule_verdicts, labels)
+        rule_of_cell = {
+            (c.domain, c.level): g for g, rule in enumerate(rules) for c in rule.cells
+        }
+        inputs = CorrectionInputs(tuple(split), rule_of_cell, samples, baselines_after)
     aggregates = _aggregates(
         (before, after, low, high), baselines_before, baselines_after, settings, progress
     )
     mark("aggregates and bootstrap")
+    if split is not None:
+        aggregates, models, extraction = _extraction(
+            inputs, aggregates, models, settings, len(rule_verdicts), progress
+        )
+        mark("extraction error: rates and corrected figures")
     flagged = _flagged(benchmark)
     mark("flagged cells")
     return Audit(
@@ -305,6 +325,7 @@ def run_audit(
         aggregates=tuple(aggregates),
         adjudications=adjudicated,
         flagged=flagged,
+        extraction=extraction,
     )
 
 
@@ -315,6 +336,7 @@ def _score_responses(
     labels: dict[tuple[str, str, int], Adjudication] | None = None,
     scorers: Sequence[Scorer] = (),
     jobs: int = 1,
+    split: list[OutcomeColumns] | None = None,
 ) -> tuple[tuple[OutcomeColumns, ...], dict[tuple[str, str, int], Any], dict]:
     """Score every response once: before = its stored strict verdict, after = its rule's verdict
     in a ruled cell (else the strict one), and after with every uncertain verdict counted wrong
@@ -323,7 +345,11 @@ def _score_responses(
     with adjudicated labels applied (a label is certain), and the rule's own verdicts.
 
     The rule verdicts come from :func:`~.rule_language.batch.score_many`: each distinct (rule,
-    key, cleaned answer line) is scored once, in ``jobs`` processes when that pays."""
+    key, cleaned answer line) is scored once, in ``jobs`` processes when that pays.
+
+    ``split``, when given, receives the after outcomes split for the extraction-error correction
+    (:data:`~.stats.corrected.SIDES`): the known right units (a label, or a cell no rule changes),
+    then the unlabelled rule verdicts by kind (certain/uncertain accepts/rejects)."""
     verdicts: dict[tuple[str, str, int], Any] = {}
     rule_verdicts: dict[tuple[str, str, int], Any] = {}
     position = {id(scorer): i for i, scorer in enumerate(scorers)}
@@ -354,6 +380,7 @@ def _score_responses(
     groups: list[int] = []
     sides: tuple[list[bool], ...] = ([], [], [], [])
     before, after_side, low_side, high_side = sides
+    parts: tuple[list[bool], ...] = ([], [], [], [], []) if split is not None else ()
     labels = labels or {}
     for r in responses:
         ref = r.ref
@@ -375,6 +402,13 @@ def _score_responses(
             after = low = high = verdict.accept
             if verdict.uncertain:
                 low, high = False, True
+            if parts:
+                kind = -1 if label is not None else 2 * bool(verdict.uncertain) + (not verdict.accept)
+                for k, side in enumerate(parts):
+                    side.append(after if k == 0 and kind == -1 else k == kind + 1)
+        elif parts:
+            for k, side in enumerate(parts):
+                side.append(after if k == 0 else False)
         item = (r.model, r.id)
         group = group_of.get(item)
         if group is None:  # an item's place (its ref) is its key's: the same for every sample
@@ -385,7 +419,10 @@ def _score_responses(
         after_side.append(after)
         low_side.append(low)
         high_side.append(high)
-    return _outcome_variants(group_refs, np.asarray(groups, dtype=np.int64), sides), verdicts, rule_verdicts
+    variants = _outcome_variants(group_refs, np.asarray(groups, dtype=np.int64), sides + parts)
+    if split is not None:
+        split.extend(variants[4:])
+    return variants[:4], verdicts, rule_verdicts
 
 
 def _outcome_variants(
@@ -567,6 +604,142 @@ def _aggregates(
             )
         )
     return aggregates
+
+
+def _error_samples(
+    benchmark: Benchmark,
+    rules: Sequence[Rule],
+    ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
+    rule_verdicts: dict[tuple[str, str, int], Any],
+    labels: dict[tuple[str, str, int], Adjudication],
+) -> tuple[RuleErrorSample, ...]:
+    """Per rule, the labelled answers that measure its misreading rates — the random sample of
+    certain verdicts (``selected`` = ``sample``) for the certain rates, every labelled uncertain
+    verdict for the uncertain ones —: per rate, the labelled answers of its kind (truly wrong for
+    a false-accept rate, truly right for a false-reject rate) and how many the rule misread; and
+    its unlabelled verdicts per kind (certain/uncertain accepts/rejects)."""
+    index = {rule.name: g for g, rule in enumerate(rules)}
+    labelled = [[0] * 4 for _ in rules]
+    errors = [[0] * 4 for _ in rules]
+    unlabelled = [[0] * 4 for _ in rules]
+    for sample, verdict in rule_verdicts.items():
+        ref = benchmark.keys[sample[1]].ref
+        g = index[ruled[(ref.domain, ref.level)][0].name]
+        uncertain = bool(verdict.uncertain)
+        label = labels.get(sample)
+        if label is None:
+            unlabelled[g][2 * uncertain + (not verdict.accept)] += 1
+        elif uncertain or label.selected == "sample":
+            k = 2 * uncertain + bool(label.accept)  # false accept among wrong, reject among right
+            labelled[g][k] += 1
+            errors[g][k] += label.accept != verdict.accept
+    return tuple(
+        RuleErrorSample(rule.name, tuple(labelled[g]), tuple(errors[g]), tuple(unlabelled[g]))
+        for g, rule in enumerate(rules)
+    )
+
+
+#: How the extraction error enters the figures (the JSON's ``extraction_error.method``).
+METHOD = (
+    "Rogan-Gladen per cell and level: the unlabelled certain (and uncertain) verdicts' truly-right"
+    " count is (accepted - fa * n) / (1 - fa - fr), kept within [0, n], with the rule's false-accept"
+    " rate fa and false-reject rate fr measured on the adjudicated random sample (posterior means"
+    " (e+1/2)/(m+1)); labelled verdicts count as labelled. Intervals: the image-cluster bootstrap"
+    " redrawing every rate from its Jeffreys posterior Beta(e+1/2, m-e+1/2) in each replicate"
+    " (L5-L4); the rate draws alone for accuracies and their before->after change"
+)
+
+
+def _extraction(
+    inputs: CorrectionInputs,
+    aggregates: list[ModelAggregate],
+    models: list[ModelCell],
+    settings: Settings,
+    n_ruled: int,
+    progress: Progress | None,
+) -> tuple[list[ModelAggregate], list[ModelCell], Extraction]:
+    """The measured extraction error and the corrected figures (see :mod:`.stats.corrected`)."""
+    from .stats.corrected import (
+        corrected_accuracies,
+        corrected_bootstrap,
+        difference_interval,
+    )
+    from .stats.extraction_error import RATES, rate_draws
+
+    engine = "numba" if settings.engine == "numba" else "python"
+    rates = rate_draws(inputs.samples, settings.resamples, settings.seed, engine)
+    accuracy = corrected_accuracies(
+        inputs, settings.hi, rates, settings.confidence, settings.seed, engine
+    )
+    has_pairs = any(a.n_paired for a in aggregates)
+    diffs = (
+        corrected_bootstrap(
+            inputs, settings.levels, rates, settings.resamples, settings.seed,
+            settings.confidence, settings.engine,
+        )
+        if has_pairs
+        else {}
+    )
+    corrected_models = [
+        replace(m, corrected=_span(accuracy.cells.get((m.model, m.domain, m.level))))
+        for m in models
+    ]
+    out = []
+    for a in aggregates:
+        raw = accuracy.raw_hi.get(a.model)
+        d = diffs.get(a.model)
+        if raw is None:
+            out.append(a)
+            continue
+        change = Span(raw.estimate - a.raw_before, raw.low - a.raw_before, raw.high - a.raw_before)
+        diff = (
+            Span(d.estimate, d.ci_low, d.ci_high) if d is not None and a.n_paired
+            else Span(math.nan, math.nan, math.nan)
+        )
+        out.append(
+            replace(
+                a,
+                correction=Correction(
+                    raw_after=_span(raw),
+                    raw_change=change,
+                    diff=diff,
+                    diff_verdict=d.verdict if d is not None and a.n_paired else "no paired domain",
+                    n_replicates=d.n_replicates if d is not None else 0,
+                ),
+            )
+        )
+    order = tuple(
+        sorted(accuracy.raw_hi, key=lambda m: (-accuracy.raw_hi[m].estimate, m))
+    )
+    swaps = []
+    for first, second in zip(order[:-1], order[1:], strict=True):
+        low, high = difference_interval(
+            accuracy.raw_hi_draws[first], accuracy.raw_hi_draws[second], settings.confidence
+        )
+        if low <= 0.0:
+            swaps.append((first, second, low, high))
+    rules = tuple(
+        RuleErrorRates(
+            s.rule,
+            tuple(
+                MisreadingRate(
+                    RATES[k], s.labelled[k], s.errors[k],
+                    s.errors[k] / s.labelled[k] if s.labelled[k] else math.nan,
+                    s.interval(k, settings.confidence),
+                    s.unlabelled[0] + s.unlabelled[1] if k < 2 else s.unlabelled[2] + s.unlabelled[3],
+                )
+                for k in range(4)
+            ),
+        )
+        for s in inputs.samples
+    )
+    n_unlabelled = sum(sum(s.unlabelled) for s in inputs.samples)
+    extraction = Extraction(rules, order, tuple(swaps), n_ruled, n_unlabelled, METHOD)
+    return out, corrected_models, extraction
+
+
+def _span(interval: Any) -> Span | None:
+    return None if interval is None else Span(interval.estimate, interval.low, interval.high)
 
 
 def _model_cells(

@@ -67,11 +67,17 @@ def card_quote(status: CardStatus | None) -> str:
     if status is None or not status.entries:
         return f"{status.rule if status else 'the rule'} has no validation card"
     error_low, error_high = 1 - status.interval[1], 1 - status.interval[0]
-    state = {
-        "current": "",
-        "history": ", partly recorded before the card existed",
-        "changed": ", partly on earlier versions of its files",
-    }[status.state]
+    n = len(status.entries)
+    if status.state == "current":
+        state = ""
+    elif status.state == "history":
+        everyone = len(status.from_history) == n
+        state = (
+            f", {'all' if everyone else 'partly'} recorded before the card existed (on an unknown"
+            " version of the rule)"
+        )
+    else:
+        state = ", partly measured on earlier versions of its files"
     return (
         f"its validation card gives {pct(status.agreement)} agreement on {status.cases:,} labelled"
         f" cases it was not tuned on{state}, an error of {pct(1 - status.agreement)}"

@@ -245,6 +245,9 @@ class ModelCell:
     uncertain: tuple[tuple[str, tuple[str, ...]], ...] = ()
     structured_low: int | float = 0
     structured_high: int | float = 0
+    #: The proposed accuracy corrected for the measured extraction error, with its interval over
+    #: the rates' draws (None without adjudications).
+    corrected: Span | None = None
 
     @property
     def strict(self) -> float:
@@ -313,6 +316,86 @@ class Bounds:
 
 
 @dataclass(frozen=True)
+class Span:
+    """A corrected figure with its interval (fractions)."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class MisreadingRate:
+    """One misreading rate of a rule (``certain false accept``: of the truly wrong answers among
+    its certain verdicts, the share it accepts; ``... false reject``: of the truly right ones, the
+    share it rejects; the same for its uncertain verdicts): how many labelled answers of that kind
+    there are, how many the rule misread, the rate with its Wilson interval, and how many
+    unlabelled verdicts it corrects. ``measured`` is False when none was labelled."""
+
+    name: str
+    labelled: int
+    errors: int
+    rate: float
+    interval: tuple[float, float]
+    unlabelled: int
+
+    @property
+    def measured(self) -> bool:
+        return self.labelled > 0
+
+
+@dataclass(frozen=True)
+class RuleErrorRates:
+    """A rule's misreading rates on this benchmark's responses, from the adjudicated sample."""
+
+    rule: str
+    rates: tuple[MisreadingRate, ...]
+
+    def rate(self, name: str) -> MisreadingRate:
+        return next(r for r in self.rates if r.name == name)
+
+    @property
+    def unmeasured(self) -> tuple[str, ...]:
+        """Rates that apply to unlabelled verdicts but have no labelled answer of their kind."""
+        return tuple(r.name for r in self.rates if r.unlabelled and not r.measured)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A model's after-figures corrected for the measured extraction error.
+
+    ``raw_after`` (Raw L*hi*) and ``raw_change`` (its before→after change) carry the extraction
+    error alone (interval over the rates' draws: the stored responses are not resampled);
+    ``diff`` is L*hi*−L*lo* with the bootstrap interval that resamples image clusters and redraws
+    the rates in each replicate, and its verdict."""
+
+    raw_after: Span
+    raw_change: Span
+    diff: Span
+    diff_verdict: str
+    n_replicates: int
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """The rule's error on these responses, measured from ``--adjudications``, and what it does to
+    the figures: per rule its misreading rates; the model order by corrected Raw L*hi* and the
+    adjacent pairs whose order the interval of their difference (over the rate draws) does not
+    settle; how many ruled verdicts stay unlabelled."""
+
+    rules: tuple[RuleErrorRates, ...]
+    order: tuple[str, ...]
+    could_swap: tuple[tuple[str, str, float, float], ...]
+    n_ruled: int
+    n_unlabelled: int
+    method: str
+
+    @property
+    def all_adjudicated(self) -> bool:
+        return self.n_ruled > 0 and self.n_unlabelled == 0
+
+
+@dataclass(frozen=True)
 class ModelAggregate:
     """One model's aggregates before and after (see :class:`~.aggregate.ModelSummary`)."""
 
@@ -328,8 +411,17 @@ class ModelAggregate:
     n_hi_cells: int
     n_paired: int
     n_cells: int
-    #: None when no verdict of this model is uncertain (the figures cannot move).
+    #: None when no verdict of this model is marked uncertain (the uncertain verdicts cannot
+    #: move its figures; the rule's unmarked misreadings still can: see ``correction``).
     bounds: Bounds | None = None
+    #: The figures corrected for the measured extraction error (None without adjudications).
+    correction: Correction | None = None
+
+    @property
+    def verdict_could_change_by_error(self) -> bool:
+        """Whether the L5−L4 verdict after the rule differs once the measured extraction error is
+        in its interval."""
+        return self.correction is not None and self.correction.diff_verdict != self.diff_after.verdict
 
     @property
     def verdict_changed(self) -> bool:
@@ -379,6 +471,12 @@ class Audit:
     flagged: tuple[FlagRow, ...]
     #: What ``--adjudications`` did (None without it): ``keyaudit.engine.review.AdjudicationSummary``.
     adjudications: Any = None
+    #: The rule's measured extraction error and the corrected figures (None without adjudications).
+    extraction: Extraction | None = None
+
+    @property
+    def verdicts_that_could_change_by_error(self) -> tuple[ModelAggregate, ...]:
+        return tuple(a for a in self.aggregates if a.verdict_could_change_by_error)
 
     @property
     def verdict_changes(self) -> tuple[ModelAggregate, ...]:

@@ -28,6 +28,15 @@ def accuracy_span(model_cell) -> str:
     return f"{pct(low)}–{pct(high)}"
 
 
+def corrected_span(model_cell) -> str:
+    """A model cell's accuracy corrected for the measured extraction error, with its interval
+    (``ModelCell.corrected``), or ``—`` when there is none."""
+    span = model_cell.corrected
+    if span is None:
+        return "—"
+    return f"{pct(span.estimate)} ({pct(span.low)}–{pct(span.high)})"
+
+
 def bounds_cells(bounds) -> list[str]:
     """The figures of a ``Bounds`` as table cells, each "all wrong … all right": Raw, Adjusted,
     the L5−L4 difference, its two verdicts, Overall."""

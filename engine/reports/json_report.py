@@ -13,9 +13,11 @@ import json
 import math
 from typing import Any
 
-from .findings import Audit, Bounds, Difference, RuleProof
+from .card_text import card_quote
+from .extraction_text import statements
+from .findings import Audit, Bounds, Correction, Difference, Extraction, RuleProof, Span
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _num(value: float | None) -> float | None:
@@ -53,6 +55,70 @@ def _adjudications(summary: Any) -> dict[str, Any] | None:
         "sample_errors": summary.sample_errors,
         "error_rate": _num(summary.error_rate),
         "error_rate_ci": [_num(v) for v in summary.error_rate_ci],
+    }
+
+
+def _span(span: Span | None) -> dict[str, Any] | None:
+    if span is None:
+        return None
+    return {"estimate": _num(span.estimate), "low": _num(span.low), "high": _num(span.high)}
+
+
+def _correction(c: Correction | None) -> dict[str, Any] | None:
+    """A model's figures corrected for the measured extraction error (None without adjudications)."""
+    if c is None:
+        return None
+    return {
+        "raw_after": _span(c.raw_after),
+        "raw_change": _span(c.raw_change),
+        "diff_after": {
+            "estimate": _num(c.diff.estimate),
+            "ci_low": _num(c.diff.low),
+            "ci_high": _num(c.diff.high),
+            "verdict": c.diff_verdict,
+            "n_replicates": c.n_replicates,
+        },
+    }
+
+
+def _extraction(audit: Audit) -> dict[str, Any]:
+    """The rule's error on these responses: measured from adjudications, or unmeasured (then each
+    rule's validation card is quoted)."""
+    x: Extraction | None = audit.extraction
+    cards = [{"rule": p.name, "quote": card_quote(p.card)} for p in audit.rules]
+    if x is None:
+        return {"measured": False, "cards": cards}
+    return {
+        "measured": True,
+        "method": x.method,
+        "n_ruled": x.n_ruled,
+        "n_unlabelled": x.n_unlabelled,
+        "all_adjudicated": x.all_adjudicated,
+        "rules": [
+            {
+                "rule": r.rule,
+                "rates": [
+                    {
+                        "rate": m.name,
+                        "labelled": m.labelled,
+                        "misread": m.errors,
+                        "value": _num(m.rate),
+                        "ci": [_num(v) for v in m.interval],
+                        "unlabelled_verdicts": m.unlabelled,
+                        "measured": m.measured,
+                    }
+                    for m in r.rates
+                ],
+                "unmeasured": list(r.unmeasured),
+            }
+            for r in x.rules
+        ],
+        "order": list(x.order),
+        "could_swap": [
+            {"models": [a, b], "difference_ci": [_num(low), _num(high)]}
+            for a, b, low, high in x.could_swap
+        ],
+        "cards": cards,
     }
 
 
@@ -235,6 +301,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                 "n_uncertain": len(m.uncertain),
                 "structured_bounds": list(m.structured_bounds),
                 "uncertain": [{"id": i, "why": list(why)} for i, why in m.uncertain],
+                "corrected": _span(m.corrected),
             }
             for m in audit.models
         ],
@@ -269,6 +336,8 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                 "verdict_changed": a.verdict_changed,
                 "bounds": _bounds(a.bounds),
                 "verdict_could_change": a.verdict_could_change,
+                "correction": _correction(a.correction),
+                "verdict_could_change_by_error": a.verdict_could_change_by_error,
                 "n_hi_cells": a.n_hi_cells,
                 "n_paired": a.n_paired,
                 "n_cells": a.n_cells,
@@ -297,8 +366,19 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         ],
         "adjudications": _adjudications(audit.adjudications),
         "verdicts_that_could_change": [a.model for a in audit.verdicts_that_could_change],
+        "verdicts_that_could_change_by_error": [
+            a.model for a in audit.verdicts_that_could_change_by_error
+        ],
+        "extraction_error": _extraction(audit),
+        "statements": {"verdict_changes": verdict_sentence(audit), **statements(audit)},
         "flagged": [row.as_json() for row in audit.flagged],
     }
+
+
+def verdict_sentence(audit: Audit) -> str:
+    from .markdown_report import verdict_sentence as sentence
+
+    return sentence(audit)
 
 
 def dumps(payload: dict[str, Any]) -> str:

@@ -16,8 +16,14 @@ from typing import Any
 
 from ..rule_language.keystructure import CellStructure
 from .card_text import card_lines
+from .extraction_text import (
+    adjudication_sentence,
+    closing_sentences,
+    correction_table,
+    uncertainty_sentence,
+)
 from .findings import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
-from .formatting import accuracy_span, bounds_cells, pct, pp, slot_values_text
+from .formatting import accuracy_span, bounds_cells, corrected_span, pct, pp, slot_values_text
 
 MAX_UNPARSED_LISTED = 50
 
@@ -420,6 +426,7 @@ def _accuracy(audit: Audit) -> list[str]:
             "Per audited cell: each model's current strict accuracy, its accuracy under the proposed"
             " rule, and how many responses change verdict in each direction.",
         ]
+    corrected = audit.extraction is not None
     for cell in cells:
         rows = [m for m in audit.models if (m.domain, m.level) == (cell.domain, cell.level)]
         if len(cells) > 1:
@@ -436,6 +443,7 @@ def _accuracy(audit: Audit) -> list[str]:
                     "Right→wrong",
                     "Uncertain",
                     "Could be",
+                    *(["Corrected for the measured error"] if corrected else []),
                 ],
                 [
                     [
@@ -447,10 +455,11 @@ def _accuracy(audit: Audit) -> list[str]:
                         count(len(m.flips_down)),
                         count(len(m.uncertain)),
                         accuracy_span(m),
+                        *([corrected_span(m)] if corrected else []),
                     ]
                     for m in rows
                 ],
-                "lrrrrrrr",
+                "lrrrrrrr" + ("r" if corrected else ""),
             )
         )
         lines += [
@@ -458,7 +467,14 @@ def _accuracy(audit: Audit) -> list[str]:
             "*Uncertain*: verdicts where the rule may have misread the answer (words of its"
             " vocabulary it could not place, a component found only outside the answer line, a"
             " claim under a condition…); *Could be*: the proposed accuracy with all of them wrong"
-            " … all right.",
+            " … all right."
+            + (
+                " *Corrected for the measured error*: the proposed accuracy re-estimated from the"
+                " rule's misreading rates measured on the adjudicated sample, with the interval of"
+                " that error (section 4)."
+                if corrected
+                else ""
+            ),
         ]
         down = [m for m in rows if m.flips_down]
         lines.append("")
@@ -603,45 +619,20 @@ def _aggregates(audit: Audit) -> list[str]:
                 "lrrrrlr",
             ),
         ]
-    lines += ["", uncertainty_sentence(audit)]
-    if audit.adjudications is not None:
-        lines += ["", adjudication_sentence(audit.adjudications)]
+    lines += ["", "### Extraction error: the rule's own misreadings", ""]
+    header, rows = correction_table(audit)
+    if rows:
+        lines += [
+            "Each model's figures after the rule corrected for the error measured on the adjudicated"
+            " sample, with intervals that include it:",
+            "",
+            table(header, rows, "lrrrrrl"),
+            "",
+        ]
+    for sentence in closing_sentences(audit):
+        lines += [sentence, ""]
+    lines.pop()
     return lines
-
-
-def adjudication_sentence(summary: Any) -> str:
-    """What the labels of ``--adjudications`` did, and the rule's error rate where it was sure."""
-    text = (
-        f"Adjudications from {summary.source}: {_plural(summary.applied, 'verdict')} labelled by a"
-        f" person, {summary.overturned} overturned the rule ({summary.uncertain_overturned} of the"
-        f" {summary.uncertain_labelled} uncertain ones)."
-    )
-    if summary.sample_n:
-        lo, hi = summary.error_rate_ci
-        text += (
-            f" Among the rule's certain verdicts, the random sample found {summary.sample_errors}"
-            f" error(s) in {summary.sample_n}: {pct(summary.error_rate)} (Wilson 95%:"
-            f" {pct(lo)}–{pct(hi)})."
-        )
-    else:
-        text += " No randomly sampled certain verdict was labelled, so no error rate is estimated."
-    return text
-
-
-def uncertainty_sentence(audit: Audit) -> str:
-    """Plainly: how many verdicts are uncertain and whether any L5−L4 verdict could change."""
-    n = audit.n_uncertain
-    if n == 0:
-        return "No rule verdict is uncertain: the figures after the rule cannot move by extraction."
-    could = audit.verdicts_that_could_change
-    head = (
-        f"{_plural(n, 'rule verdict')} {'is' if n == 1 else 'are'} uncertain (the rule may have"
-        " misread the answer; `keyaudit review` lists them with why)."
-    )
-    if not could:
-        return head + " No L5−L4 verdict could change if every one of them were wrong or right."
-    names = _join([a.model for a in could])
-    return head + f" The L5−L4 verdict could change within those bounds for {names}."
 
 
 def verdict_sentence(audit: Audit) -> str:
@@ -805,4 +796,11 @@ def render_markdown(audit: Audit) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
-__all__ = ["render_markdown", "table", "verdict_sentence", "ModelAggregate"]
+__all__ = [
+    "ModelAggregate",
+    "adjudication_sentence",
+    "render_markdown",
+    "table",
+    "uncertainty_sentence",
+    "verdict_sentence",
+]
