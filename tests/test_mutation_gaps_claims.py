@@ -340,6 +340,10 @@ def test_question_words_are_read_in_any_case(opener: str) -> None:
 def test_a_question_word_opening_the_sentence_restates_it_all() -> None:
     claims = read("will", "speed=increase", "B:,", "speed=decrease", "B:?", "speed=decrease")
     assert [c.asked for c in claims.all_claims()] == [True, True, False]
+    longer = read("will", "it", "speed=increase", "B:,", "speed=decrease", "B:?")
+    assert [c.asked for c in longer.all_claims()] == [True, True]
+    later = read("so", "will", "speed=increase", "B:,", "speed=decrease", "B:?")
+    assert [c.asked for c in later.all_claims()] == [False, False]
     plain = read("so", "speed=increase", "B:,", "speed=decrease", "B:?")
     assert [c.asked for c in plain.all_claims()] == [False, False]
     assert [c.questioned for c in plain.all_claims()] == [False, True]
@@ -348,6 +352,11 @@ def test_a_question_word_opening_the_sentence_restates_it_all() -> None:
 def test_a_question_word_later_in_the_sentence_asks_only_its_clause() -> None:
     claims = read("speed=increase", "B:,", "is", "direction=reversed", "B:?")
     assert values(claims) == {"speed": ["increase"], "direction": []}
+    # only the clause's first word counts: "is" then "it" still opens a question
+    longer = read("speed=increase", "B:,", "is", "it", "direction=reversed", "B:?")
+    assert values(longer) == {"speed": ["increase"], "direction": []}
+    later = read("speed=increase", "B:,", "so", "is", "direction=reversed", "B:?")
+    assert values(later) == {"speed": ["increase"], "direction": ["reversed"]}
 
 
 def test_a_question_word_as_a_claim_node_opens_nothing() -> None:
@@ -396,6 +405,17 @@ def test_every_option_listed_is_the_question_echoed(tokens) -> None:
 def test_a_partial_or_interrupted_list_is_an_answer(tokens) -> None:
     claims = read(*tokens)
     assert not any(c.asked for c in claims.all_claims()), tokens
+
+
+def test_a_plain_word_or_offers_alternatives_among_other_words() -> None:
+    """A grammar that reads "or" as a plain word: it still joins the options, even with other
+    words among them ("(increase or decrease or perhaps the same)")."""
+    claims = read("B:(", "speed=increase", "or", "speed=decrease", "or", "perhaps",
+                  "speed=stay the same", "B:)", "speed=decrease")
+    assert values(claims)["speed"] == ["decrease"]
+    without = read("B:(", "speed=increase", "and", "speed=decrease", "and", "perhaps",
+                   "speed=stay the same", "B:)")
+    assert not any(c.asked for c in without.all_claims())
 
 
 def test_two_claims_with_words_between_are_no_list() -> None:
