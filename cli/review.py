@@ -33,9 +33,17 @@ from .common import (
 def review(
     rules: Annotated[list[str], typer.Argument(help="Rule file paths or bundled rule names.")],
     out: Annotated[
-        Path,
+        Path | None,
         typer.Option("--out", help="The review file to write: .jsonl or .csv (by extension)."),
-    ],
+    ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also (or only) write the queue as a page to label in a browser; its 'Download "
+            "adjudications' writes the file check --adjudications reads.",
+        ),
+    ] = None,
     sample: Annotated[
         int,
         typer.Option(
@@ -58,7 +66,7 @@ def review(
     try:
         _review(rules, out, sample, seed, bench,
                 ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
-                jobs_or_default(jobs))
+                jobs_or_default(jobs), html)
     except KeyauditError as error:
         from .app import report_error
 
@@ -67,31 +75,58 @@ def review(
 
 
 def _review(
-    rule_args, out: Path, sample: int, seed: int, bench, options: ResponseOptions, jobs: int = 1
+    rule_args,
+    out: Path | None,
+    sample: int,
+    seed: int,
+    bench,
+    options: ResponseOptions,
+    jobs: int = 1,
+    html: Path | None = None,
 ) -> None:
     from keyaudit.engine.load.locate import resolve_rule_path
     from keyaudit.engine.reports.review_file import review_csv, review_jsonl
     from keyaudit.engine.review import review_queue
     from keyaudit.engine.rule_language.rule import load_rule
 
-    suffix = out.suffix.lower()
-    if suffix not in (".jsonl", ".csv"):
+    if out is None and html is None:
+        raise UsageError("give --out FILE.jsonl|FILE.csv, --html FILE.html, or both")
+    suffix = out.suffix.lower() if out is not None else ""
+    if out is not None and suffix not in (".jsonl", ".csv"):
         raise UsageError(f"--out must end in .jsonl or .csv, got {out.name!r}")
+    if html is not None and out is not None and html.resolve() == out.resolve():
+        raise UsageError("--html and --out name the same file")
     if sample < 0:
         raise UsageError(f"--sample must be 0 or more, got {sample}")
     rule_paths = [resolve_rule_path(r) for r in rule_args]
-    check_output("--out", out, protected_paths(bench, options, tuple(rule_paths)))
+    protected = protected_paths(bench, options, tuple(rule_paths))
+    for option, path in (("--out", out), ("--html", html)):
+        if path is not None:
+            check_output(option, path, protected)
     rules = [load_rule(path) for path in rule_paths]
     benchmark = load_for_cli(bench, options)
     rows = review_queue(benchmark, rules, sample, seed, jobs=jobs)
-    text = review_csv(rows) if suffix == ".csv" else review_jsonl(rows)
-    out.write_text(text, encoding="utf-8", newline="")  # the CSV's CRLF as written
     n_uncertain = sum(r.selected == "uncertain" for r in rows)
-    console.print(
-        f"{len(rows)} verdicts to review written to {out}: {n_uncertain} uncertain, "
-        f"{len(rows) - n_uncertain} certain drawn at random (seed {seed}). Fill 'accept' "
-        "(true/false) and 'note', then: keyaudit check ... --adjudications "
-        f"{out}",
-        markup=False,
-        soft_wrap=True,
+    counts = (
+        f"{len(rows)} verdicts to review: {n_uncertain} uncertain, "
+        f"{len(rows) - n_uncertain} certain drawn at random (seed {seed})."
     )
+    if out is not None:
+        text = review_csv(rows) if suffix == ".csv" else review_jsonl(rows)
+        out.write_text(text, encoding="utf-8", newline="")  # the CSV's CRLF as written
+        console.print(
+            f"{counts} Written to {out}: fill 'accept' (true/false) and 'note', then: "
+            f"keyaudit check ... --adjudications {out}",
+            markup=False,
+            soft_wrap=True,
+        )
+    if html is not None:
+        from keyaudit.engine.reports.review_page import review_html
+
+        html.write_text(review_html(rows), encoding="utf-8", newline="")
+        console.print(
+            f"{counts} Page written to {html}: open it in a browser, label the rows, "
+            "'Download adjudications', then: keyaudit check ... --adjudications adjudications.jsonl",
+            markup=False,
+            soft_wrap=True,
+        )
