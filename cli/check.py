@@ -423,6 +423,37 @@ def render_audit(out: Console, audit: Audit) -> None:
     _render_models(out, audit)
     _render_worked(out, audit)
     _render_aggregates(out, audit)
+    _render_design(out, audit)
+
+
+def _render_design(out: Console, audit: Audit) -> None:
+    """Before → after for any design: per ruled cell and model, and the leaderboard."""
+    from keyaudit.engine.reports.design_text import (
+        cell_rows,
+        flip_sentences,
+        leaderboard_rows,
+        tau_sentence,
+    )
+
+    if audit.design is None:
+        return
+    conf = f"{100 * audit.design.confidence:g}%"
+    section(out, "Before → after: every ruled cell and the leaderboard")
+    table = Table()
+    for column in ("Cell", "Model", "Before", "After", "Change", f"{conf} interval"):
+        table.add_column(column, justify="left" if column in ("Cell", "Model") else "right")
+    for row in cell_rows(audit):
+        table.add_row(*row)
+    out.print(table)
+    table = Table(title="Leaderboard (overall: mean adjusted score over every cell)", title_justify="left")
+    for column in ("Model", "Overall before", "Overall after", "Change", f"{conf} interval", "Rank"):
+        table.add_column(column, justify="left" if column == "Model" else "right")
+    for row in leaderboard_rows(audit):
+        table.add_row(*row)
+    out.print(table)
+    out.print(tau_sentence(audit), markup=False, soft_wrap=True)
+    for sentence in flip_sentences(audit):
+        out.print(sentence, markup=False, soft_wrap=True)
 
 
 def _render_summary(out: Console, audit: Audit) -> None:

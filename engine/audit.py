@@ -69,6 +69,7 @@ from .rule_language.scoring import Scorer, jsonable
 from .stats.aggregate import OutcomeColumns, cell_table, summarize
 from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
 from .stats.corrected import CorrectionInputs
+from .stats.design import before_after_columns
 from .stats.extraction_error import RuleErrorSample
 from .stats.validation_card import card_status
 
@@ -78,6 +79,12 @@ ADJUDICATED = "adjudicated: rejected"
 
 
 # ---- stage 1: prove the rules -----------------------------------------------------------------
+
+
+#: Replicates of the before -> after statistics (at most; --resamples when fewer): their
+#: intervals are for reading, not for the survives/reverses verdict, and each replicate is a
+#: matrix product per domain over every image.
+DESIGN_RESAMPLES = 2000
 
 
 def _check_cells_disjoint(rules: Sequence[Rule]) -> None:
@@ -312,6 +319,12 @@ def run_audit(
             inputs, aggregates, models, settings, len(rule_verdicts), progress
         )
         mark("extraction error: rates and corrected figures")
+    design = before_after_columns(
+        before, after, baselines_before, baselines_after,
+        resamples=min(settings.resamples, DESIGN_RESAMPLES), seed=settings.seed,
+        confidence=settings.confidence,
+    )
+    mark("before -> after, leaderboard")
     flagged = _flagged(benchmark)
     mark("flagged cells")
     return Audit(
@@ -326,6 +339,7 @@ def run_audit(
         adjudications=adjudicated,
         flagged=flagged,
         extraction=extraction,
+        design=design,
     )
 
 

@@ -308,7 +308,7 @@ def test_terminal_json_and_markdown_say_the_same(report: dict) -> None:
         assert flat in markdown, sentence
         assert flat.replace("`", "") in terminal, sentence
     assert statements["verdict_changes"] in report["markdown"]
-    assert report["json"]["schema_version"] == 2
+    assert report["json"]["schema_version"] == 3
 
 
 CANNOT_MOVE = re.compile(r"cannot move|can ?not change|cannot change", re.IGNORECASE)

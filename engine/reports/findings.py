@@ -473,6 +473,9 @@ class Audit:
     adjudications: Any = None
     #: The rule's measured extraction error and the corrected figures (None without adjudications).
     extraction: Extraction | None = None
+    #: Before → after for any design: per model and cell, the leaderboard, Kendall's τ, the pairs
+    #: whose order flips (``keyaudit.engine.stats.design.DesignStats``).
+    design: Any = None
 
     @property
     def verdicts_that_could_change_by_error(self) -> tuple[ModelAggregate, ...]:

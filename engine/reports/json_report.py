@@ -17,7 +17,7 @@ from .card_text import card_quote
 from .extraction_text import statements
 from .findings import Audit, Bounds, Correction, Difference, Extraction, RuleProof, Span
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _num(value: float | None) -> float | None:
@@ -372,6 +372,53 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
         "extraction_error": _extraction(audit),
         "statements": {"verdict_changes": verdict_sentence(audit), **statements(audit)},
         "flagged": [row.as_json() for row in audit.flagged],
+        "before_after": _design(audit),
+    }
+
+
+def _interval(i: Any) -> dict[str, Any] | None:
+    if i is None:
+        return None
+    return {"estimate": _num(i.estimate), "low": _num(i.low), "high": _num(i.high)}
+
+
+def _design(audit: Audit) -> dict[str, Any] | None:
+    """Before → after for any design (README, "Statistics": before → after and the leaderboard).
+    ``cells`` lists the ruled cells only (elsewhere before and after are the same verdicts)."""
+    d = audit.design
+    if d is None:
+        return None
+    ruled = {(c.domain, c.level) for c in audit.cells}
+    return {
+        "resamples": d.resamples,
+        "confidence": d.confidence,
+        "cells": [
+            {
+                "model": c.model, "domain": c.domain, "level": c.level, "clusters": c.clusters,
+                "before": _num(c.before), "after": _num(c.after), "change": _interval(c.change),
+            }
+            for c in d.cells
+            if (c.domain, c.level) in ruled
+        ],
+        "leaderboard": [
+            {
+                "model": model,
+                "overall_before": _num(d.overall_before[j]),
+                "overall_after": _num(d.overall_after[j]),
+                "change": _interval(d.overall_change[j]),
+                "rank_before": d.rank_before[j],
+                "rank_after": d.rank_after[j],
+            }
+            for j, model in enumerate(d.models)
+        ],
+        "kendall_tau": _interval(d.kendall_tau),
+        "flips": [
+            {
+                "ahead": f.ahead, "behind": f.behind, "gap": _interval(f.gap),
+                "significant": f.significant,
+            }
+            for f in d.flips
+        ],
     }
 
 

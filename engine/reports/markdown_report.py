@@ -781,6 +781,36 @@ def _summary(audit: Audit) -> list[str]:
     ]
 
 
+def _before_after(audit: Audit) -> list[str]:
+    """Before → after for any design: per ruled cell and model, and the leaderboard."""
+    from .design_text import cell_rows, flip_sentences, leaderboard_rows, tau_sentence
+
+    if audit.design is None:
+        return []
+    conf = f"{100 * audit.design.confidence:g}%"
+    return [
+        "",
+        "## Before → after: every ruled cell and the leaderboard",
+        "",
+        f"Paired image-cluster bootstrap, {count(audit.design.resamples)} replicates, one draw per "
+        "domain shared by every model.",
+        "",
+        table(("Cell", "Model", "Before", "After", "Change", f"{conf} interval"), cell_rows(audit), "llrrrr"),
+        "",
+        "Leaderboard (overall: mean adjusted score over every cell):",
+        "",
+        table(
+            ("Model", "Overall before", "Overall after", "Change", f"{conf} interval", "Rank"),
+            leaderboard_rows(audit),
+            "lrrrrr",
+        ),
+        "",
+        tau_sentence(audit),
+        "",
+        *(f"- {sentence}" for sentence in flip_sentences(audit)),
+    ]
+
+
 def render_markdown(audit: Audit) -> str:
     """The whole report as Markdown text (ends with one newline)."""
     parts = (
@@ -791,6 +821,7 @@ def render_markdown(audit: Audit) -> str:
         + _rule_section(audit)
         + _accuracy(audit)
         + _aggregates(audit)
+        + _before_after(audit)
         + _flagged(audit)
     )
     return "\n".join(parts).rstrip() + "\n"

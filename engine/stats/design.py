@@ -32,7 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DesignStats", "ItemOutcome", "PairFlip", "before_after"]
+from .aggregate import OutcomeColumns
+
+__all__ = ["DesignStats", "ItemOutcome", "PairFlip", "before_after", "before_after_columns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,37 +113,55 @@ def before_after(
     confidence: float = 0.95,
 ) -> DesignStats:
     """Every before → after statistic above from the items' paired outcomes."""
-    models = tuple(sorted({i.model for i in items}))
-    domains = sorted({i.domain for i in items})
-    cells = sorted({(i.model, i.domain, i.level) for i in items})
-    cell_index = {c: k for k, c in enumerate(cells)}
+    rows = [(i.model, i.domain, i.image, i.level, i.before, i.n) for i in items]
+    before = OutcomeColumns.build(rows)
+    after = before.with_correct(np.array([i.after for i in items], dtype=np.int64))
+    return before_after_columns(
+        before, after, baselines_before, baselines_after,
+        resamples=resamples, seed=seed, confidence=confidence,
+    )
+
+
+def before_after_columns(
+    before: OutcomeColumns,
+    after: OutcomeColumns,
+    baselines_before: Mapping[tuple[str, int], float],
+    baselines_after: Mapping[tuple[str, int], float],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> DesignStats:
+    """:func:`before_after` on the audit's outcome columns (``after`` shares every column of
+    ``before`` but ``correct``): one product per domain, so millions of outcomes cost seconds."""
+    models = before.models
+    cell_of = np.stack([before.model, before.domain, before.level], axis=1)
+    cell_rows, cell_at = np.unique(cell_of, axis=0, return_inverse=True)
+    cell_at = cell_at.reshape(-1)
+    cells = [(models[m], before.domains[d], int(lv)) for m, d, lv in cell_rows]
     tail = (1 - confidence) / 2
-    # Per domain: units and right units per (image, cell), so a replicate's cell sums are one
-    # product of the draw's image counts with these matrices.
-    n_units = np.zeros(len(cells))
+    units_sum = np.zeros((resamples + 1, len(cells)))
     before_sum = np.zeros((resamples + 1, len(cells)))
     after_sum = np.zeros((resamples + 1, len(cells)))
-    units_sum = np.zeros((resamples + 1, len(cells)))
-    clusters = dict.fromkeys(cells, 0)
-    for domain in domains:
-        rows = [i for i in items if i.domain == domain]
-        images = sorted({i.image for i in rows})
-        image_index = {name: k for k, name in enumerate(images)}
-        shape = (len(images), len(cells))
-        units, right_before, right_after = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        for item in rows:
-            at = (image_index[item.image], cell_index[(item.model, item.domain, item.level)])
-            units[at] += item.n
-            right_before[at] += item.before
-            right_after[at] += item.after
-        for cell in cells:
-            if cell[1] == domain:
-                clusters[cell] = int(np.count_nonzero(units[:, cell_index[cell]]))
-        counts = np.vstack([np.ones((1, len(images))), _draws(seed, domain, len(images), resamples)])
-        units_sum += counts @ units
-        before_sum += counts @ right_before
-        after_sum += counts @ right_after
-        n_units += units.sum(axis=0)
+    clusters = np.zeros(len(cells), dtype=np.int64)
+    for d, domain in enumerate(before.domains):
+        mine = np.flatnonzero(before.domain == d)
+        if mine.size == 0:
+            continue
+        # the domain's images (sorted by name: the draw's order) and cells
+        images, image_at = np.unique(before.image[mine], return_inverse=True)
+        own_cells, own_at = np.unique(cell_at[mine], return_inverse=True)
+        shape = (images.size, own_cells.size)
+        units, right_b, right_a = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        at = (image_at.reshape(-1), own_at.reshape(-1))
+        np.add.at(units, at, before.n[mine])
+        np.add.at(right_b, at, before.correct[mine])
+        np.add.at(right_a, at, after.correct[mine])
+        clusters[own_cells] = np.count_nonzero(units, axis=0)
+        counts = np.vstack([np.ones((1, images.size)), _draws(seed, domain, images.size, resamples)])
+        units_sum[:, own_cells] = counts @ units
+        before_sum[:, own_cells] = counts @ right_b
+        after_sum[:, own_cells] = counts @ right_a
     with np.errstate(invalid="ignore", divide="ignore"):
         acc_before = before_sum / units_sum  # row 0: the full sample; NaN where a draw has no item
         acc_after = after_sum / units_sum
@@ -158,7 +178,7 @@ def before_after(
         CellChange(
             model=m, domain=d, level=lv,
             before=float(acc_before[0, k]), after=float(acc_after[0, k]),
-            change=interval(acc_after[:, k] - acc_before[:, k]), clusters=clusters[(m, d, lv)],
+            change=interval(acc_after[:, k] - acc_before[:, k]), clusters=int(clusters[k]),
         )
         for k, (m, d, lv) in enumerate(cells)
     )
