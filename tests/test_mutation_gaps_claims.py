@@ -319,6 +319,10 @@ def test_alternatives_in_an_earlier_sentence_do_not_make_a_question() -> None:
     claims = read("speed=increase", "ALT:or", "speed=decrease", "B:.", "speed=decrease", "B:?")
     assert values(claims)["speed"] == ["increase", "decrease"]
     assert [c.asked for c in claims.all_claims()] == [False, False, False]
+    # ... nor does a sentence end: the next sentence's values are alternatives only if joined
+    plain = read("speed=increase", "B:.", "speed=increase", "B:,", "speed=decrease", "B:?")
+    assert values(plain)["speed"] == ["increase", "decrease"]
+    assert [c.questioned for c in plain.all_claims()] == [False, False, True]
 
 
 @pytest.mark.parametrize(
