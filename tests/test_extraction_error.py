@@ -383,3 +383,23 @@ def test_a_verdict_or_order_that_could_change_is_named(labelled: Path, tmp_path:
     assert "indistinguishable from zero with it" in sentence
     assert "A and B (difference -1.00 pp to +2.00 pp)" in order_sentence(swapped)
     assert math.isfinite(first.correction.diff.estimate)
+
+
+def test_same_inputs_and_seed_give_byte_identical_reports_for_any_thread_count(
+    labelled: Path, run_cli, tmp_path: Path
+) -> None:
+    outputs = []
+    before = numba.get_num_threads()
+    for threads in (1, before):
+        numba.set_num_threads(threads)
+        try:
+            out = tmp_path / f"t{threads}"
+            result = run_cli(
+                "check", PS, "--resamples", "300", "--adjudications", str(labelled),
+                "--json", str(out) + ".json", "--markdown", str(out) + ".md",
+            )
+        finally:
+            numba.set_num_threads(before)
+        assert result.code == 0, result.err
+        outputs.append((Path(str(out) + ".json").read_bytes(), Path(str(out) + ".md").read_bytes()))
+    assert outputs[0] == outputs[1]
