@@ -417,7 +417,9 @@ def main(argv: list[str] | None = None) -> int:
 
     module = args.module.replace("\\", "/")
     tests = args.tests or covering_tests(module)
-    if args.rev:
+    if args.rev:  # one commit for the module, the copy and the report, even if HEAD moves
+        args.rev = subprocess.run(["git", "rev-parse", "--verify", f"{args.rev}^{{commit}}"],
+                                  cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
         source = subprocess.run(["git", "show", f"{args.rev}:{module}"], cwd=ROOT, check=True,
                                 capture_output=True, text=True).stdout
     else:
