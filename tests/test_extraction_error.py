@@ -403,3 +403,24 @@ def test_same_inputs_and_seed_give_byte_identical_reports_for_any_thread_count(
         assert result.code == 0, result.err
         outputs.append((Path(str(out) + ".json").read_bytes(), Path(str(out) + ".md").read_bytes()))
     assert outputs[0] == outputs[1]
+
+
+def test_unmeasured_rates_are_said_and_never_read_as_no_error(run_cli, tmp_path: Path) -> None:
+    """Only the uncertain verdicts labelled (no random sample): the certain verdicts' rates are
+    unmeasured, and no sentence lets "no verdict changes" stand without saying so."""
+    queue = tmp_path / "q.jsonl"
+    assert run_cli("review", PS, "--out", str(queue), "--sample", "0").code == 0
+    rows = [json.loads(line) for line in queue.read_text().splitlines()]
+    for row in rows:
+        row["accept"] = row["verdict"] == "accept"
+    path = tmp_path / "uncertain.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "a.json"
+    result = run_cli("check", PS, "--resamples", "100", "--adjudications", str(path), "--json", str(out))
+    assert result.code == 0, result.err
+    data = json.loads(out.read_text())
+    (rule,) = data["extraction_error"]["rules"]
+    assert rule["unmeasured"] == ["certain false accept", "certain false reject"]
+    for key in ("verdicts_by_error", "order"):
+        assert "unmeasured for physical_stability" in data["statements"][key]
+    assert "unmeasured (no labelled answer of that kind)" in result.out

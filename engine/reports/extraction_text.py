@@ -129,6 +129,20 @@ def uncertainty_sentence(audit: Audit) -> str:
     return head + f" The {_levels(audit)} verdict could change within those bounds for {names}." + tail
 
 
+def _unmeasured_note(audit: Audit) -> str:
+    """When some rate that would correct unlabelled verdicts is unmeasured: what the sentence
+    cannot say."""
+    x = audit.extraction
+    missing = [f"{r.rule} ({_join(r.unmeasured)})" for r in x.rules if r.unmeasured] if x else []
+    if not missing:
+        return ""
+    return (
+        " That holds for the measured rates only: unmeasured for "
+        + _join(missing)
+        + ", whose verdicts are taken at the rule's word, so their error could still change it."
+    )
+
+
 def error_verdict_sentence(audit: Audit) -> str:
     """Whether a significance verdict could change within the measured extraction error."""
     levels = _levels(audit)
@@ -141,6 +155,7 @@ def error_verdict_sentence(audit: Audit) -> str:
     if not could:
         return (
             f"No {levels} verdict changes when the measured extraction error is in its interval."
+            + _unmeasured_note(audit)
         )
     listed = _join(
         [
@@ -149,7 +164,10 @@ def error_verdict_sentence(audit: Audit) -> str:
             for a in could
         ]
     )
-    return f"The {levels} verdict could change within the measured extraction error for {listed}."
+    return (
+        f"The {levels} verdict could change within the measured extraction error for {listed}."
+        + _unmeasured_note(audit)
+    )
 
 
 def order_sentence(audit: Audit) -> str:
@@ -166,14 +184,14 @@ def order_sentence(audit: Audit) -> str:
     if not x.could_swap:
         return (
             f"Model order by Raw L{hi} after the rule, corrected: {order}. No adjacent pair could"
-            " swap within the measured extraction error."
+            " swap within the measured extraction error." + _unmeasured_note(audit)
         )
     pairs = _join(
         [f"{a} and {b} (difference {pp(low)} to {pp(high)})" for a, b, low, high in x.could_swap]
     )
     return (
         f"Model order by Raw L{hi} after the rule, corrected: {order}. Within the measured"
-        f" extraction error these could swap: {pairs}."
+        f" extraction error these could swap: {pairs}." + _unmeasured_note(audit)
     )
 
 
