@@ -128,7 +128,8 @@ def corrected_resamples(
             n = offsets[m, s + 1] - first
             n_u = np.uint64(n)
             z = _mix64(kr ^ stratum_keys[s])
-            sums = np.zeros(12, dtype=np.int64)
+            k_lo = t_lo = a_lo = b_lo = c_lo = d_lo = 0
+            k_hi = t_hi = a_hi = b_hi = c_hi = d_hi = 0
             h = np.uint64(0)
             for j in range(n):
                 if j & 1 == 0:
@@ -137,21 +138,31 @@ def corrected_resamples(
                     u = h >> S32
                 else:
                     u = h & LOW32
-                c = first + np.int64((u * n_u) >> S32)
-                for f in range(12):
-                    sums[f] += parts[m, c, f]
-            if sums[1] == 0 or sums[7] == 0:
+                row = parts[m, first + np.int64((u * n_u) >> S32)]
+                k_lo += row[0]
+                t_lo += row[1]
+                a_lo += row[2]
+                b_lo += row[3]
+                c_lo += row[4]
+                d_lo += row[5]
+                k_hi += row[6]
+                t_hi += row[7]
+                a_hi += row[8]
+                b_hi += row[9]
+                c_hi += row[10]
+                d_hi += row[11]
+            if t_lo == 0 or t_hi == 0:
                 continue
             g = rule_lo[s]
             p_lo = _corrected(
-                sums[0], sums[2], sums[3], sums[4], sums[5],
+                k_lo, a_lo, b_lo, c_lo, d_lo,
                 rates[r, g, 0], rates[r, g, 1], rates[r, g, 2], rates[r, g, 3],
-            ) / sums[1]
+            ) / t_lo
             g = rule_hi[s]
             p_hi = _corrected(
-                sums[6], sums[8], sums[9], sums[10], sums[11],
+                k_hi, a_hi, b_hi, c_hi, d_hi,
                 rates[r, g, 0], rates[r, g, 1], rates[r, g, 2], rates[r, g, 3],
-            ) / sums[7]
+            ) / t_hi
             acc += _adjusted(p_hi, base_hi[s]) - _adjusted(p_lo, base_lo[s])
             k += 1
         out[m, i % n_r] = acc / k if k > 0 else np.nan
