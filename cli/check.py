@@ -631,6 +631,12 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
 
     if not audit.aggregates:
         return
+    from keyaudit.engine.reports.markdown_report import no_level_pairs
+
+    if (sentence := no_level_pairs(audit)) is not None:
+        section(out, "Effect on aggregates")
+        out.print(sentence, markup=False, soft_wrap=True)
+        return
     lo, hi = audit.settings.levels
     conf = f"{100 * audit.settings.confidence:g}%"
     section(out, "Effect on aggregates")

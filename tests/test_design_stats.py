@@ -130,3 +130,65 @@ def test_the_same_inputs_and_seed_give_the_same_figures_in_any_model_order() -> 
     assert one == two
     other = before_after(items, BASE_BEFORE, BASE_AFTER, resamples=100, seed=6)
     assert other.overall_change != one.overall_change
+
+
+def test_a_one_level_benchmark_end_to_end(tmp_path, run_cli) -> None:
+    """A made-up benchmark with one level (not GRIP): the report says nothing of L4/L5 and gives
+    the before → after figures, which match a plain recomputation from the stored verdicts."""
+    import json
+    import shutil
+
+    from keyaudit.engine.load.locate import resolve_rule_path
+
+    bench = tmp_path / "bench"
+    (bench / "keys").mkdir(parents=True)
+    (bench / "responses").mkdir()
+    (bench / "benchmark.toml").write_text(
+        'name = "one level"\nid_pattern = \'^(?P<domain>.+)_(?P<image>\\d+)_q(?P<level>\\d+)$\'\n'
+        'roster = ["M1", "M2"]\n[keys]\npath = "keys/gear_train.jsonl"\n',
+        encoding="utf-8",
+    )
+    keys = ["decrease; direction unchanged", "increase; direction unchanged", "stay the same; direction unchanged"]
+    rng = random.Random(4)
+    lines, strict, ruled = [], {"M1": [], "M2": []}, {"M1": [], "M2": []}
+    for i in range(30):
+        key = keys[i % 3]
+        lines.append(json.dumps({"id": f"gear_train_{i:04d}_q5", "answer": key}))
+    (bench / "keys" / "gear_train.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for model, p in (("M1", 0.8), ("M2", 0.5)):
+        rows = []
+        for i in range(30):
+            key = keys[i % 3]
+            speed = key.split(";")[0] if rng.random() < p else "increase" if key[0] != "i" else "decrease"
+            text = f"Reasoning.\nANSWER: D's speed will {speed}; its direction stays the same"
+            verbatim = rng.random() < 0.2
+            if verbatim:
+                text = f"Reasoning.\nANSWER: {key}"
+            right = verbatim or speed == key.split(";")[0]
+            strict[model].append(verbatim)
+            ruled[model].append(right)
+            rows.append(json.dumps({"id": f"gear_train_{i:04d}_q5", "model": model, "response": text, "correct": verbatim}))
+        (bench / "responses" / f"{model}.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    rule_dir = tmp_path / "rule"
+    shutil.copytree(resolve_rule_path("gear_train").parent, rule_dir)
+    for grammar in (resolve_rule_path("gear_train").parent.parent / "grammars").glob("*.lark"):
+        shutil.copy(grammar, rule_dir / grammar.name)
+    report = tmp_path / "audit.json"
+    markdown = tmp_path / "audit.md"
+    result = run_cli(
+        "check", str(rule_dir / "gear_train.toml"), "--bench", str(bench), "--resamples", "300",
+        "--json", str(report), "--markdown", str(markdown),
+    )
+    assert result.code == 0, result.err
+    text = markdown.read_text(encoding="utf-8")
+    assert "L4" not in text and "L5−" not in text and "This benchmark has one level (L5)" in text
+    assert "L4" not in result.out
+    data = json.loads(report.read_text(encoding="utf-8"))["before_after"]
+    for cell in data["cells"]:
+        model = cell["model"]
+        assert cell["before"] == pytest.approx(sum(strict[model]) / 30)
+        assert cell["after"] == pytest.approx(sum(ruled[model]) / 30)
+        assert cell["change"]["low"] <= cell["change"]["estimate"] <= cell["change"]["high"]
+    board = {row["model"]: row for row in data["leaderboard"]}
+    order_after = sorted(board, key=lambda m: -sum(ruled[m]))
+    assert [board[m]["rank_after"] for m in order_after] == [1, 2]

@@ -110,7 +110,12 @@ def _header(audit: Audit) -> list[str]:
         "",
         f"Benchmark: **{audit.scope.benchmark}**. Proposed {rules}: "
         + _join([f"{code(p.name)} ({code(p.path)})" for p in audit.rules])
-        + f". Levels L{s.lo} and L{s.hi}; {count(s.resamples)} bootstrap resamples, seed {s.seed},"
+        + (
+            f". Levels L{s.lo} and L{s.hi}"
+            if no_level_pairs(audit) is None
+            else ". Levels " + ", ".join(f"L{v}" for v in audit.scope.levels)
+        )
+        + f"; {count(s.resamples)} bootstrap resamples, seed {s.seed},"
         f" {100 * s.confidence:g}% intervals. {epochs_sentence(audit)}",
         "",
         "This is an offline, counterfactual analysis. No API was called, and no dataset, stored"
@@ -496,10 +501,30 @@ def _same(values: Sequence[int]) -> int | None:
     return distinct.pop() if len(distinct) == 1 else None
 
 
+def no_level_pairs(audit: Audit) -> str | None:
+    """The sentence that replaces the L-difference analysis where no model has a domain at both
+    of the compared levels (a one-level benchmark), else None: such a benchmark gets no table of
+    dashes and no sentence about levels it does not have."""
+    if not audit.aggregates or any(a.n_paired for a in audit.aggregates):
+        return None
+    lo, hi = audit.settings.levels
+    levels = audit.scope.levels
+    if len(levels) <= 1:
+        where = f"This benchmark has one level ({', '.join(f'L{v}' for v in levels) or 'none'})"
+    else:
+        where = f"No domain has items at both L{lo} and L{hi} (`--levels` chooses the two compared)"
+    return (
+        f"{where}, so no difference of levels applies; the before → after section compares every "
+        "model on every cell."
+    )
+
+
 def _aggregates(audit: Audit) -> list[str]:
     aggs = audit.aggregates
     if not aggs:
         return []
+    if (sentence := no_level_pairs(audit)) is not None:
+        return ["", "## 4. Effect on aggregates", "", sentence]
     s = audit.settings
     lo, hi = s.lo, s.hi
     conf = f"{100 * s.confidence:g}%"
