@@ -3,7 +3,7 @@
 Layout (documented in README, "Data layout")::
 
     benchmark.toml         optional: name, id_pattern, roster, [fields], [keys], [[responses]]
-    keys/*.jsonl[.gz]      the full answer-key corpus: {"id": ..., "answer": ...}
+    keys/*.jsonl[.gz]      the full answer-key corpus: {"id": ..., "answer": ..., "question"?: ...}
       (or keys/*.csv, or a published Dataset/<domain>_dataset_<n>/answer_key.csv tree)
     responses/             keyaudit's own *.jsonl[.gz] (one file per model: {"id", "model",
                            "response", "correct"?}), inspect_ai logs, lm-eval samples files
@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from ..errors import DataError, KeyauditError, UsageError, located
 from . import keycache
 from .budget import ResponseBudget
-from .csv_keys import csv_tree_files, read_csv_keys
+from .csv_keys import QUESTION_COLUMNS, csv_tree_files, read_csv_keys
 from .filekind import exists_at_all, file_problem, folder_problem
 from .jsonl import data_files, jsonl_files, read_jsonl, require_field
 from .responses.records import FORMATS, FieldNames, ResponseSource, RunInfo
@@ -475,7 +475,7 @@ def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
     """Every key of the benchmark; a duplicate id anywhere in the corpus is an error.
 
     A JSON Lines corpus that validated before, unchanged since, is read from :mod:`.keycache`
-    (CSV keys carry their questions and are always parsed).
+    (with the questions its keys carry; CSV keys are always parsed).
     """
     files = key_files(root, config)
     cacheable = not any(_is_csv(p) for p in files)
@@ -489,11 +489,11 @@ def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
             content_key = None
     cached = keycache.read(content_key) if content_key is not None else None
     if cached is not None:
-        ids, answers, domains, clusters, levels = cached
+        ids, answers, domains, clusters, levels, questions = cached
         return {
-            item_id: KeyItem(item_id, ItemRef(domain, cluster, level), answer)
-            for item_id, answer, domain, cluster, level in zip(
-                ids, answers, domains, clusters, levels, strict=True
+            item_id: KeyItem(item_id, ItemRef(domain, cluster, level), answer, question or None)
+            for item_id, answer, domain, cluster, level, question in zip(
+                ids, answers, domains, clusters, levels, questions, strict=True
             )
         }
     keys = _parse_keys(files, config)
@@ -510,6 +510,7 @@ def load_keys(root: Path, config: BenchmarkConfig) -> dict[str, KeyItem]:
                 [k.ref.domain for k in keys.values()],
                 [k.ref.cluster for k in keys.values()],
                 [k.ref.level for k in keys.values()],
+                [k.question or "" for k in keys.values()],
             ),
         )
     return keys
@@ -526,7 +527,19 @@ def _key_rows(path: Path, names: FieldNames):
         if type(item_id) is not str or type(answer) is not str:  # fast path: both valid
             item_id = require_field(record, names.id, path, line, str)
             answer = require_field(record, names.answer, path, line, str)
-        yield line, item_id, answer, None
+        yield line, item_id, answer, _jsonl_question(record, path, line)
+
+
+def _jsonl_question(record: dict[str, Any], path: Path, line: int) -> str | None:
+    """The question a JSON Lines key answers: its ``prompt`` or ``question`` field, taken as the
+    CSV layout takes the same columns (``prompt`` first; empty or null: none)."""
+    for name in QUESTION_COLUMNS:
+        value = record.get(name)
+        if value is not None:
+            if type(value) is not str:
+                require_field(record, name, path, line, str)  # raises, naming the field
+            return value or None
+    return None
 
 
 def _parse_keys(files: list[Path], config: BenchmarkConfig) -> dict[str, KeyItem]:

@@ -1,7 +1,7 @@
 """A cache of the validated key corpus, kept outside the benchmark directory.
 
 Parsing a large key corpus (155,000 lines on the example) dominates a warm ``keyaudit check``.
-The result of a successful load — ids, answers, domains, clusters, levels — is stored in the
+The result of a successful load — ids, answers, domains, clusters, levels, questions — is stored in the
 private folder ``keys/`` of the cache root (:mod:`.safe_io`: ``$KEYAUDIT_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/keyaudit``, else ``~/.cache/keyaudit``; ``off`` turns it off).
 
@@ -19,7 +19,7 @@ write. It never writes inside a benchmark directory.
 
 Why :mod:`marshal`: it is fast and builds only plain values (it cannot run code). The entry comes
 from a folder only this user can write, its checksum is verified first, and the loaded value must
-be five lists of strings and ints of equal length.
+be six lists of strings and ints of equal length.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .safe_io import PrivateDir, seal, unseal
 
 #: Bump when the cached layout or the meaning of a key record changes (how ids are split into
 #: domain, cluster and level, or what is kept of a key).
-CACHE_FORMAT = "keys-v2"
+CACHE_FORMAT = "keys-v3"
 #: Entries kept (most recently used first); older ones are removed when a new one is written.
 KEEP = 8
 #: Largest entry read (bytes).
@@ -40,7 +40,8 @@ MAX_ENTRY_BYTES = 1 << 30
 FOLDER = "keys"
 _SUFFIX = ".keys"
 
-Columns = tuple[list[str], list[str], list[str], list[str], list[int]]
+#: ids, answers, domains, clusters, levels, questions (``""``: none).
+Columns = tuple[list[str], list[str], list[str], list[str], list[int], list[str]]
 
 
 def content_hash(path: Path) -> str:
@@ -117,10 +118,10 @@ def decode(data: bytes, key: str) -> Columns | None:
 
 
 def _valid(columns: object, rows: object) -> bool:
-    if not (isinstance(columns, tuple) and len(columns) == 5 and type(rows) is int):
+    if not (isinstance(columns, tuple) and len(columns) == 6 and type(rows) is int):
         return False
     if not all(type(column) is list and len(column) == rows for column in columns):
         return False
-    *texts, levels = columns
-    text_types = set().union(*(map(type, column) for column in texts))
+    *texts, levels, questions = columns
+    text_types = set().union(*(map(type, column) for column in (*texts, questions)))
     return text_types <= {str} and set(map(type, levels)) <= {int}
