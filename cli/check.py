@@ -132,6 +132,12 @@ def check(
         ),
     ] = False,
     jobs: JobsOption = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", help="Show each rule's own examples as a table (else one line, unless one fails)."
+        ),
+    ] = False,
 ) -> None:
     """Audit the cells the rules cover: rule proof, key structure, re-scored accuracy, aggregates."""
     from keyaudit.engine.profiling import mark
@@ -155,6 +161,7 @@ def check(
             adjudications,
             every,
             jobs_or_default(jobs),
+            verbose,
         )
     except KeyauditError as error:
         from .app import report_error
@@ -179,6 +186,7 @@ def _check(
     adjudications: Path | None = None,
     every: bool = False,
     jobs: int = 1,
+    verbose: bool = False,
 ) -> None:
     from keyaudit.engine.audit import Settings, prove_rules, run_audit
     from keyaudit.engine.load.adjudications import read_adjudications
@@ -215,7 +223,7 @@ def _check(
     rules = [load_rule(path) for path in rule_paths]
     labels = read_adjudications(adjudications) if adjudications is not None else []
     mark("rules loaded")
-    benchmark = load_for_cli(bench, options)
+    benchmark = load_for_cli(bench, options, rules=rules)
     mark("benchmark loaded", f"{len(benchmark.keys):,} keys, {len(benchmark.responses):,} responses")
     if every:
         rules += bundled_rules_for(benchmark, rules)
@@ -227,7 +235,7 @@ def _check(
     scorers = [Scorer(rule) for rule in rules]
     proofs = prove_rules(benchmark, rules, scorers, jobs)
     mark("rules proved (examples, keys check)")
-    render_rules(out, proofs)
+    render_rules(out, proofs, verbose)
     if not all(p.passed for p in proofs):
         if json_target is not None:
             _write_text(json_target, dumps({"passed": False, **proofs_to_json(proofs)}))
@@ -339,8 +347,9 @@ def _values(values: dict) -> str:
     return ", ".join(f"{k}={format_value(v)}" for k, v in values.items())
 
 
-def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
-    """Section 1: each rule, its examples run, and the keys check of its cells."""
+def render_rules(out: Console, proofs: tuple[RuleProof, ...], verbose: bool = True) -> None:
+    """Section 1: each rule, its examples run, and the keys check of its cells. The examples are
+    one line when they all pass, unless ``verbose`` (the table shows every example)."""
     for proof in proofs:
         cells = ", ".join(f"{d} L{lv}" for d, lv in proof.cells)
         section(out, f"Rule {proof.name}")
@@ -354,6 +363,15 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
 
             for line in card_lines(proof.card):
                 out.print(line.replace("`", ""), markup=False)
+        failed = [e for e in proof.examples if not e.passed]
+        if not verbose and not failed:
+            out.print(
+                styled("[green]All {} examples pass[/green]", len(proof.examples)),
+                " (--verbose shows them).",
+                sep="",
+            )
+            _render_keys_checks(out, proof)
+            continue
         table = Table(title=f"{proof.name}: its own examples", title_justify="left")
         table.add_column("#", justify="right", min_width=2)
         table.add_column("line", justify="right", min_width=4)
@@ -372,7 +390,6 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
             result = styled("[green]pass[/green]") if e.passed else styled("[red]FAIL[/red]")
             table.add_row(str(i), str(e.line or ""), shown, " ".join(answer.split()), result)
         out.print(table)
-        failed = [e for e in proof.examples if not e.passed]
         if failed:
             for e in failed:
                 out.print(styled("[red]Example at {}:{} fails:[/red]", proof.path, e.line))
@@ -381,33 +398,38 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...]) -> None:
             out.print(f"{len(failed)} of {len(proof.examples)} examples fail; stopping.", style="red")
             continue
         out.print(f"All {len(proof.examples)} examples pass.", style="green")
-        for k in proof.keys_checks:
-            where = f"{k.domain} L{k.level}"
-            if k.passed:
-                out.print(
-                    styled("[green]Keys check passes[/green] on {}: ", where),
-                    f"{k.n_keys:,} keys, {k.distinct}"
-                    f" distinct strings each accepted as its own answer, {k.pairs_checked:,} pairs of"
-                    " different keys rejected"
-                    + (
-                        "."
-                        if k.exhaustive
-                        else " (a deterministic sample: too many keys for all pairs)."
-                    ),
-                    sep="",
-                )
-                continue
-            out.print(styled("[red]Keys check fails on {}[/red] ({} keys):", where, f"{k.n_keys:,}"))
-            if k.n_keys == 0:
-                out.print("  the benchmark has no keys in this cell")
-            for key, error in k.unparsed[:MAX_LISTED]:
-                out.print(f"  matches no template: {key!r}: {error}", markup=False)
-            for f in k.failures[:MAX_LISTED]:
-                extra = f" ({f.reason})" if f.reason else ""
-                out.print(f"  {f.problem}{extra}: key {f.key!r}, answer {f.answer!r}", markup=False)
-            hidden = max(0, len(k.unparsed) - MAX_LISTED) + max(0, len(k.failures) - MAX_LISTED)
-            if hidden:
-                out.print(f"  ... and {hidden} more (all in --json)")
+        _render_keys_checks(out, proof)
+
+
+def _render_keys_checks(out: Console, proof: RuleProof) -> None:
+    """Each cell's keys check: one line when it passes, the failures when not."""
+    for k in proof.keys_checks:
+        where = f"{k.domain} L{k.level}"
+        if k.passed:
+            out.print(
+                styled("[green]Keys check passes[/green] on {}: ", where),
+                f"{k.n_keys:,} keys, {k.distinct}"
+                f" distinct strings each accepted as its own answer, {k.pairs_checked:,} pairs of"
+                " different keys rejected"
+                + (
+                    "."
+                    if k.exhaustive
+                    else " (a deterministic sample: too many keys for all pairs)."
+                ),
+                sep="",
+            )
+            continue
+        out.print(styled("[red]Keys check fails on {}[/red] ({} keys):", where, f"{k.n_keys:,}"))
+        if k.n_keys == 0:
+            out.print("  the benchmark has no keys in this cell")
+        for key, error in k.unparsed[:MAX_LISTED]:
+            out.print(f"  matches no template: {key!r}: {error}", markup=False)
+        for f in k.failures[:MAX_LISTED]:
+            extra = f" ({f.reason})" if f.reason else ""
+            out.print(f"  {f.problem}{extra}: key {f.key!r}, answer {f.answer!r}", markup=False)
+        hidden = max(0, len(k.unparsed) - MAX_LISTED) + max(0, len(k.failures) - MAX_LISTED)
+        if hidden:
+            out.print(f"  ... and {hidden} more (all in --json)")
 
 
 def _short(text: str, width: int) -> str:

@@ -37,6 +37,7 @@ from .load.answer_line import find_answer_line
 from .load.benchmark import Benchmark, ItemRef, Response
 from .load.locate import display_path
 from .profiling import mark
+from .proof_cache import Proved, proof_key, read_proof, write_proof
 from .reports.findings import (
     Audit,
     Bounds,
@@ -116,7 +117,20 @@ def prove_rules(
     scorers = scorers if scorers is not None else [Scorer(rule) for rule in rules]
     examples_of: list[tuple[ExampleRun, ...]] = []
     plans_of: list[list[tuple[Any, KeysCheckPlan]]] = []
+    cached_of: list[Proved | None] = []
+    keys_of: list[str] = []
     for rule, scorer in zip(rules, scorers, strict=True):
+        cell_keys = [
+            (cell.domain, cell.level, [k.answer for k in benchmark.keys_in_cell(cell.domain, cell.level)])
+            for cell in rule.cells
+        ]
+        keys_of.append(proof_key(rule, cell_keys))
+        cached = read_proof(keys_of[-1])
+        cached_of.append(cached)
+        if cached is not None:  # the same rule files, keys and engine: proved before
+            examples_of.append(cached[0])
+            plans_of.append([])
+            continue
         examples = tuple(
             ExampleRun(
                 note=r.example.note,
@@ -135,8 +149,7 @@ def prove_rules(
         examples_of.append(examples)
         plans: list[tuple[Any, KeysCheckPlan]] = []
         if all(e.passed for e in examples):
-            for cell in rule.cells:
-                keys = [k.answer for k in benchmark.keys_in_cell(cell.domain, cell.level)]
+            for cell, (_d, _lv, keys) in zip(rule.cells, cell_keys, strict=True):
                 plans.append((cell, plan_keys_check(scorer, keys)))
         plans_of.append(plans)
     # Every pair of every rule's keys check, scored in one go (in workers when it pays).
@@ -148,7 +161,9 @@ def prove_rules(
     ]
     outcomes = iter(judge_many(scorers, items, jobs))
     proofs = []
-    for rule, scorer, examples, plans in zip(rules, scorers, examples_of, plans_of, strict=True):
+    for rule, scorer, examples, plans, cached, key in zip(
+        rules, scorers, examples_of, plans_of, cached_of, keys_of, strict=True
+    ):
         checks = []
         for cell, plan in plans:
             result = plan.finish([next(outcomes) for _ in plan.pairs])
@@ -167,6 +182,14 @@ def prove_rules(
                     ),
                 )
             )
+        if cached is not None:
+            checks, targets = list(cached[1]), cached[2]
+        else:
+            targets = tuple(
+                {k: jsonable(v) for k, v in scorer.parse_key(e.key).target.items()}
+                for e in examples
+            )
+            write_proof(key, (examples, tuple(checks), targets))
         proofs.append(
             RuleProof(
                 name=rule.name,
@@ -189,10 +212,7 @@ def prove_rules(
                 ),
                 examples=examples,
                 keys_checks=tuple(checks),
-                example_targets=tuple(
-                    {k: jsonable(v) for k, v in scorer.parse_key(e.key).target.items()}
-                    for e in examples
-                ),
+                example_targets=targets,
                 card=card_status(rule),
             )
         )

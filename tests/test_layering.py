@@ -24,6 +24,7 @@ RANK = {
     "audit": 5,
     "flag": 5,
     "review": 5,
+    "proof_cache": 5,
     "examples": 6,
     "cli": 7,
 }

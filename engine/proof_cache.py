@@ -1,0 +1,169 @@
+"""A cache of rule proofs: a rule's own examples and the keys check of its cells, run once.
+
+Proving a rule (``check``, ``test-rule``) scores its examples and every pair of its cells' distinct
+keys; on the embedded example ``check --all`` spent 32 of 38 s there, on rules whose files had not
+changed since the last run (issue 24). A proof depends only on
+
+* the rule's files — its ``.toml``, its grammars and every grammar they import
+  (:func:`~keyaudit.engine.stats.rule_version.rule_version`, the hash a validation card records);
+* the keys of its cells, in order;
+* the code that scores: keyaudit's version and a hash of the rule language's own source files
+  (so a development checkout whose engine changed never reads a stale proof), Lark's version and
+  Python's;
+
+so an entry is keyed by a SHA-256 of all of these and lives in the private cache folder
+``proofs/`` (:mod:`keyaudit.engine.load.safe_io`: the same rules as the key and parser caches —
+``$KEYAUDIT_CACHE_DIR``, ``off`` turns it off; nothing is read from a folder another user can
+write). The payload is :mod:`marshal` of plain values (it cannot run code), checked by its SHA-256
+and by shape before use; anything odd is a miss and the rule is proved again.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import marshal
+import sys
+from collections.abc import Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import lark
+
+from .load.safe_io import PrivateDir, seal, unseal
+from .reports.findings import CellKeysCheck, ExampleRun, KeysCheckFailure
+from .rule_language.rule import Rule
+from .stats.rule_version import rule_version
+
+__all__ = ["Proved", "proof_key", "read_proof", "write_proof"]
+
+FORMAT = "proofs-v1"
+FOLDER = "proofs"
+#: Entries kept (most recently used first).
+KEEP = 64
+MAX_ENTRY_BYTES = 256 << 20
+_SUFFIX = ".proof"
+
+#: What a proof holds that does not change with the card: examples, keys checks, example targets.
+Proved = tuple[tuple[ExampleRun, ...], tuple[CellKeysCheck, ...], tuple[dict[str, Any], ...]]
+
+
+@functools.lru_cache(maxsize=1)
+def _engine_fingerprint() -> str:
+    """keyaudit's version and a hash of the rule language's source: what decides a verdict."""
+    try:
+        version = metadata.version("keyaudit")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    digest = hashlib.sha256(f"{version}\0{lark.__version__}\0{sys.version_info[:2]}".encode())
+    folder = Path(__file__).resolve().parent / "rule_language"
+    for path in sorted(folder.glob("*.py")):
+        digest.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def proof_key(rule: Rule, cells: Sequence[tuple[str, int, Sequence[str]]]) -> str:
+    """The content key of ``rule``'s proof on these cells' keys ((domain, level, keys) each)."""
+    digest = hashlib.sha256(f"{FORMAT}\0{_engine_fingerprint()}\0{rule_version(rule)}".encode())
+    for domain, level, keys in cells:
+        digest.update(f"\0{domain}\0{level}\0{len(keys)}\0".encode("utf-8", "surrogatepass"))
+        for key in keys:
+            digest.update(key.encode("utf-8", "surrogatepass") + b"\x1f")
+    return digest.hexdigest()
+
+
+def read_proof(key: str) -> Proved | None:
+    """The cached proof for ``key``, or None (a miss)."""
+    folder = PrivateDir.open(FOLDER)
+    if folder is None:
+        return None
+    with folder:
+        data = folder.read(key[:40] + _SUFFIX, MAX_ENTRY_BYTES)
+        if data is None:
+            return None
+        sealed = unseal(data, FORMAT, key)
+        if sealed is None:
+            return None
+        try:
+            proved = _decode(marshal.loads(sealed[1]))
+        except Exception:  # noqa: BLE001 - any damage or foreign shape is a miss
+            return None
+        folder.touch(key[:40] + _SUFFIX)
+        return proved
+
+
+def write_proof(key: str, proved: Proved) -> None:
+    """Store a proof; failures are ignored (the cache is only an optimisation)."""
+    folder = PrivateDir.open(FOLDER)
+    if folder is None:
+        return
+    with folder:
+        try:
+            payload = marshal.dumps(_encode(proved))
+        except (ValueError, TypeError):
+            return
+        folder.write(key[:40] + _SUFFIX, seal(FORMAT, key, payload))
+        folder.prune(lambda name: name.endswith(_SUFFIX), KEEP)
+
+
+def _encode(proved: Proved) -> tuple:
+    examples, checks, targets = proved
+    return (
+        tuple(
+            (e.note, e.line, e.key, e.response, e.expect_accept, e.expect_reason, e.accept,
+             e.reason, e.values, e.mismatches)
+            for e in examples
+        ),
+        tuple(
+            (c.domain, c.level, c.n_keys, c.distinct, c.pairs_checked, c.unparsed,
+             tuple((f.key, f.answer, f.problem, f.reason) for f in c.failures), c.exhaustive)
+            for c in checks
+        ),
+        tuple(targets),
+    )
+
+
+def _decode(value: Any) -> Proved:
+    """The proof of an entry; raises on any shape that is not exactly what :func:`_encode` wrote."""
+    examples_raw, checks_raw, targets = value
+    examples = tuple(
+        ExampleRun(
+            note=_str(note), line=line if line is None else int(line), key=_str(key),
+            response=_str(response), expect_accept=_bool(expect_accept),
+            expect_reason=_str(expect_reason), accept=_bool(accept), reason=_str(reason),
+            values=_dict(values), mismatches=tuple(_str(m) for m in mismatches),
+        )
+        for note, line, key, response, expect_accept, expect_reason, accept, reason, values, mismatches
+        in examples_raw
+    )
+    checks = tuple(
+        CellKeysCheck(
+            domain=_str(domain), level=int(level), n_keys=int(n_keys), distinct=int(distinct),
+            pairs_checked=int(pairs), unparsed=tuple((_str(k), _str(e)) for k, e in unparsed),
+            failures=tuple(
+                KeysCheckFailure(_str(k), _str(a), _str(p), _str(r)) for k, a, p, r in failures
+            ),
+            exhaustive=_bool(exhaustive),
+        )
+        for domain, level, n_keys, distinct, pairs, unparsed, failures, exhaustive in checks_raw
+    )
+    return examples, checks, tuple(_dict(t) for t in targets)
+
+
+def _str(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError("not a string")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if type(value) is not bool:
+        raise TypeError("not a boolean")
+    return value
+
+
+def _dict(value: Any) -> dict:
+    if type(value) is not dict or not all(type(k) is str for k in value):
+        raise TypeError("not a record")
+    return value
