@@ -85,19 +85,20 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
     assert f.rows >= 9_000
     assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.88, (f.wrong_marked, f.wrong)  # measured 0.923
     assert f.wrong_vr_marked / f.wrong_vr >= 0.78, (f.wrong_vr_marked, f.wrong_vr)  # measured 0.823
-    assert f.marked / f.rows <= 0.068, f.marked / f.rows  # measured 0.0647
+    assert f.marked / f.rows <= 0.068, f.marked / f.rows  # measured 0.0650
 
 
 def test_uncertainty_on_rows_kept_apart_from_tuning() -> None:
-    """blind12's holdout rows (714, never tuned on, never looked at while the signs were built):
-    11 of the 12 verdicts whose accept differs from the label are marked (92%; 15 of 20 whose
-    accept or reason differs), with 8.5% of all verdicts marked. Before issue 23: 6 of 12 (50%),
+    """blind12's holdout rows (714, kept apart: no sign was tuned on them; their misses were listed
+    once, before issue 23's work began):
+    11 of the 12 verdicts whose accept differs from the label are marked (92%; 16 of 20 whose
+    accept or reason differs), with 8.7% of all verdicts marked. Before issue 23: 6 of 12 (50%),
     14.0% marked. Issue 23's target on blind sets: at least 80% of wrong verdicts marked with at
     most 10% of all verdicts marked."""
     f = measured()["holdout"]
     assert f.rows >= 700
     assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.8, (f.wrong_marked, f.wrong)  # measured 0.917
-    assert f.marked / f.rows <= 0.095, f.marked / f.rows  # measured 0.0854
+    assert f.marked / f.rows <= 0.095, f.marked / f.rows  # measured 0.0868
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,13 @@ from keyaudit.engine.load.locate import resolve_rule_path
 from keyaudit.engine.rule_language.ast import Leaf, Node
 from keyaudit.engine.rule_language.rule import ANSWER_UNPARSEABLE, load_rule
 from keyaudit.engine.rule_language.scoring import Scorer, Verdict, clean_answer
-from keyaudit.engine.rule_language.second_reading import Part, SecondReading, _limits, parts_of
+from keyaudit.engine.rule_language.second_reading import (
+    Part,
+    SecondReading,
+    _limits,
+    _lone_negations,
+    parts_of,
+)
 
 _SCORERS: dict[str, Scorer] = {}
 
@@ -285,6 +291,32 @@ def test_a_negation_left_as_a_plain_word() -> None:
     assert _limits([items[0], _leaf("NEG", "doesnt", 3), claim], frozenset({"speed"}), True) == []
     other = [_leaf("WORD", "endpoint", 0), _leaf("BOUNDARY", ";", 8), claim]
     assert _limits(other, frozenset({"speed"}), True) == []
+
+
+def test_a_negation_with_no_claim_in_its_clause_on_a_missing_verdict() -> None:
+    source = "it would not surpass the maximum; 35 C"
+    items = [_leaf("WORD", "it", 0), _leaf("WORD", "would", 3), _leaf("NEG", "not", 9),
+             _leaf("WORD", "surpass", 13), _leaf("BOUNDARY", ";", 32), _leaf("WORD", "35", 34)]
+    assert source[9:12] == "not"
+    assert _lone_negations(items, frozenset({"verdict"})) == [
+        "a negation found no claim to deny in its clause ('not')"
+    ]
+    # the negation's clause holds a claim: the layer had something to deny
+    claim = Node("verdict", [_leaf("EXCEEDS", "surpass", 13)], source, 13, 20)
+    assert _lone_negations([*items[:3], claim, *items[4:]], frozenset({"verdict"})) == []
+    # through the reading: only for a verdict that something is missing
+    s = scorer("gear_train")
+    reading = SecondReading.of(s.rule)
+    text = "D does not, as far as we know; direction unchanged"
+    tree = s._parse_answer(clean_answer(text, s.rule.answer_format))
+    assert not has(reading.doubts(text, True, "", tree, {}), "found no claim")
+
+
+def test_a_four_letter_value_is_read_by_its_stem() -> None:
+    status = Part("status", "status", "choice", ("stable", "tips"))
+    assert [v for *_, v in status.mentions("it tipped over; stable? tipping")] == ["tips", "stable", "tips"]
+    same = Part("speed", "speed", "choice", ("increase", "stay the same"))
+    assert same.mentions("a sample of the same") == [(16, 20, "stay the same")]
 
 
 def test_an_unparseable_line_is_uncertain() -> None:

@@ -132,6 +132,8 @@ class Part:
             word = value.split()[-1].lower()
             if len(word) > 4:
                 body = re.escape(re.sub(r"(?:ed|es|s|e)$", "", word)) + r"\w*"
+            elif len(word) == 4 and word.endswith("s"):  # "tips": tip, tipped, tipping
+                body = re.escape(word[:-1]) + r"\w*"
             else:
                 body = re.escape(word) + r"(?![\w-])"
             groups[f"v{n}"] = value
@@ -280,9 +282,12 @@ class SecondReading:
                     out.append(f"the {part.name} was read as missing, but {loose!r} is on the line, unread")
         if conflict and correction is not None:
             out.append("values conflict in an answer that corrects itself: the correction may not have been read")
-        if (single or conflict) and tree is not None and self.claims is not None:
+        if tree is not None and self.claims is not None and (single or conflict or missing):
             items = list(_read_items(tree, self.claims.atoms, self.claims.within))
-            out += _limits(items, frozenset(self.claims.kinds), single)
+            if missing:
+                out += _lone_negations(items, frozenset(self.claims.kinds))
+            else:
+                out += _limits(items, frozenset(self.claims.kinds), single)
         return list(dict.fromkeys(out))
 
     def _unread(self, text: str, tree: Node, mentions: list[tuple[int, int, str]], part: Part) -> str | None:
@@ -496,6 +501,21 @@ def _limits(items: Sequence[Any], claim_kinds: frozenset[str], single: bool) -> 
         if kind == "neg" and not clause and n > 0 and kinds[n - 1] != "boundary":
             out.append(f"a negation denies nothing after it ({items[n].text()!r})")
     return list(dict.fromkeys(out))
+
+
+def _lone_negations(items: Sequence[Any], claim_kinds: frozenset[str]) -> list[str]:
+    """For a verdict that something is missing: a negation whose clause holds no claim at all
+    ("it would not exceed the maximum" where "exceed" was not read): a statement the rule
+    could not read, for the layer's negation found nothing to deny."""
+    kinds = [_kind(item) for item in items]
+    start = 0
+    for end in [*(j for j, k in enumerate(kinds) if k == "boundary"), len(kinds)]:
+        clause = kinds[start:end]
+        if "neg" in clause and not any(k in claim_kinds for k in clause) and "word" in clause:
+            at = start + clause.index("neg")
+            return [f"a negation found no claim to deny in its clause ({items[at].text()!r})"]
+        start = end + 1
+    return []
 
 
 #: A negation word (the claim layer's triggers are read by the grammar; one left as a plain word
