@@ -392,7 +392,8 @@ def test_readme_states_the_loader_limits() -> None:
     from keyaudit.engine.load import budget
     from keyaudit.engine.load.responses import zipmember
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    page = Path(__file__).resolve().parent.parent / "docs" / "security-and-limits.md"
+    readme = page.read_text(encoding="utf-8")
     table = readme[readme.index("### Every limit, and what happens at it") :]
     table = table[: table.index("\n\n", table.index("| what |"))]
     for fragment in (

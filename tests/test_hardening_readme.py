@@ -17,8 +17,8 @@ from keyaudit.engine.rule_language import (
     scoring,
 )
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-SECTION = README[README.index("## Security and limits") : README.index("## Statistics")]
+#: The manual's "Security and limits" page (the README links it).
+SECTION = (Path(__file__).resolve().parent.parent / "docs" / "security-and-limits.md").read_text(encoding="utf-8")
 
 
 def shown(value: float) -> list[str]:
