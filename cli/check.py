@@ -111,6 +111,14 @@ def check(
             help="Write a forest plot of the differences (.png or .svg; needs keyaudit[plot]).",
         ),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the audit as one self-contained HTML page (tables that sort, filters, "
+            "every flip and uncertain verdict opened).",
+        ),
+    ] = None,
     responses: ResponsesOption = None,
     epochs: EpochsOption = "first",
     scorer: ScorerOption = None,
@@ -162,6 +170,7 @@ def check(
             every,
             jobs_or_default(jobs),
             verbose,
+            html,
         )
     except KeyauditError as error:
         from .app import report_error
@@ -187,6 +196,7 @@ def _check(
     every: bool = False,
     jobs: int = 1,
     verbose: bool = False,
+    html: Path | None = None,
 ) -> None:
     from keyaudit.engine.audit import Settings, prove_rules, run_audit
     from keyaudit.engine.load.adjudications import read_adjudications
@@ -214,12 +224,12 @@ def _check(
     # or a place inside the benchmark fails now, not after the audit ran.
     inputs = (*rule_paths, *([Path(adjudications)] if adjudications is not None else []))
     protected = protected_paths(bench, options, inputs)
-    targets = {"--json": json_target, "--markdown": markdown, "--plot": plot}
+    targets = {"--json": json_target, "--markdown": markdown, "--plot": plot, "--html": html}
     for option, target in targets.items():
         check_output(option, target, protected)
     named = [Path(str(t)).resolve() for t in targets.values() if t is not None and str(t) != "-"]
     if len(set(named)) < len(named):
-        raise UsageError("--json, --markdown and --plot must name different files")
+        raise UsageError("--json, --markdown, --plot and --html must name different files")
     rules = [load_rule(path) for path in rule_paths]
     labels = read_adjudications(adjudications) if adjudications is not None else []
     mark("rules loaded")
@@ -267,6 +277,40 @@ def _check(
 
         forest_plot(audit, plot)
         out.print(f"Forest plot written to {plot}")
+    if html is not None:
+        _write_html(html, audit, benchmark, rules, scorers)
+        out.print(f"HTML report written to {html}")
+        mark("HTML report")
+
+
+def _write_html(target: Path, audit, benchmark, rules, scorers) -> None:
+    """The HTML page, with every flip and uncertain verdict explained as test-rule --explain does."""
+    from keyaudit.engine.reports.html_report import audit_items, html_report
+
+    from .authoring import _claim_line
+
+    by_cell = {
+        f"{cell.domain}\0{cell.level}": scorer
+        for rule, scorer in zip(rules, scorers, strict=True)
+        for cell in rule.cells
+    }
+    wanted = {(m.model, name.partition("#")[0]) for m in audit.models
+              for name in (*m.flips_up, *m.flips_down, *(n for n, _ in m.uncertain))}
+    texts = {
+        (r.model, r.id, r.epoch): r.text for r in benchmark.responses if (r.model, r.id) in wanted
+    }
+
+    def explain(cell: str, item_id: str, text: str):
+        key = benchmark.keys[item_id].answer
+        scorer = by_cell[cell]
+        verdict = scorer.score(key, text)  # the audit's verdict: the answer line found as it was
+        found = None
+        if verdict.answer_text:
+            found = scorer.explain(key, verdict.answer_text)[1]
+        claims = [] if found is None else [_claim_line(c.describe()) for c in found.all_claims()]
+        return key, verdict, claims
+
+    target.write_text(html_report(audit, audit_items(audit, texts, explain)), encoding="utf-8")
 
 
 def bundled_rules_for(benchmark, given) -> list:

@@ -98,3 +98,45 @@ def test_label_reload_download_and_check_reads_it(tmp_path: Path, browser, run_c
     assert checked.code == 0, checked.err
     match = re.search(r"3 verdicts labelled by a person, (\d+) overturned", checked.out)
     assert match and match.group(1) == "2", checked.out[-2000:]
+
+
+def test_the_audit_page_sorts_filters_and_opens_an_item(tmp_path: Path, browser, run_cli) -> None:
+    """check --html (issue 25, item 1): from disk, the summary and leaderboard show, a table sorts,
+    the filters narrow the items, a flip opens to its answer line, claims and reason; the same
+    inputs give the same bytes."""
+    first, second = tmp_path / "audit.html", tmp_path / "again.html"
+    for target in (first, second):
+        result = run_cli("check", "physical_stability", "--resamples", "200", "--html", str(target))
+        assert result.code == 0, result.err
+    assert first.read_bytes() == second.read_bytes()
+    page = browser.new_page()
+    page.goto(first.as_uri())
+    assert "physical_stability L5" in page.locator("#summary").text_content()
+    assert page.locator("#leaderboard tr").count() == 11  # a header and ten models
+    assert page.locator("#forest svg circle").count() == 10
+    # sort the per-model table by the rule's accuracy, ascending then descending
+    rule_column = page.locator("#models th", has_text="Rule")
+    rule_column.click()
+    ascending = page.locator("#models tr td:nth-child(5)").all_text_contents()
+    rule_column.click()
+    descending = page.locator("#models tr td:nth-child(5)").all_text_contents()
+    as_number = lambda cells: [float(c.rstrip("%")) for c in cells]  # noqa: E731
+    assert as_number(ascending) == sorted(as_number(ascending))
+    assert as_number(descending) == sorted(as_number(descending), reverse=True)
+    # filters
+    total = page.locator("details.item").count()
+    page.locator("#f-model").select_option("Synth Birch 7B")
+    birch = page.locator("details.item").count()
+    assert 0 < birch < total
+    assert all("Synth Birch 7B" in s for s in page.locator("details.item summary").all_text_contents())
+    page.locator("#f-model").select_option("all")
+    page.locator("#f-uncertain").check()
+    assert 0 < page.locator("details.item").count() < total
+    page.locator("#f-uncertain").uncheck()
+    # open a flip: its answer line (as text), what was extracted, the claims, the reason
+    item = page.locator("details.item").first
+    item.locator("summary").click()
+    assert item.locator(".answer").is_visible()
+    text = item.text_content()
+    assert "extracted:" in text and "claims (" in text and "verdict:" in text
+    assert "status" in item.locator("li").first.text_content()
