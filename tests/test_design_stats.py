@@ -177,9 +177,11 @@ def test_a_one_level_benchmark_end_to_end(tmp_path, run_cli) -> None:
     markdown = tmp_path / "audit.md"
     result = run_cli(
         "check", str(rule_dir / "gear_train.toml"), "--bench", str(bench), "--resamples", "300",
-        "--json", str(report), "--markdown", str(markdown),
+        "--json", str(report), "--markdown", str(markdown), "--plot", str(tmp_path / "plot.svg"),
     )
     assert result.code == 0, result.err
+    plot = (tmp_path / "plot.svg").read_text(encoding="utf-8")
+    assert "before and after" in plot and "L4" not in plot and "Warning" not in result.err
     text = markdown.read_text(encoding="utf-8")
     assert "L4" not in text and "L5−" not in text and "This benchmark has one level (L5)" in text
     assert "L4" not in result.out

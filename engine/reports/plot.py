@@ -1,4 +1,6 @@
-"""Forest plot of each model's L(hi)−L(lo) difference with its bootstrap CI, before and after.
+"""Forest plot of each model's L(hi)−L(lo) difference with its bootstrap CI, before and after —
+or, where no domain has both compared levels (a one-level benchmark), each model's overall score
+before and after with the interval of its change.
 
 matplotlib is an optional extra (``pip install 'keyaudit[plot]'``); it is imported only here and
 only when a plot is asked for, with the non-interactive Agg backend. SVG output carries no date and
@@ -39,6 +41,8 @@ def forest_plot(audit: Audit, path: str | Path) -> Path:
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    if not any(a.n_paired for a in audit.aggregates) and audit.design is not None:
+        return _before_after_plot(audit, path, matplotlib, plt)
     lo, hi = audit.settings.levels
     conf = f"{100 * audit.settings.confidence:g}%"
     aggs = list(audit.aggregates)
@@ -68,6 +72,36 @@ def forest_plot(audit: Audit, path: str | Path) -> Path:
         ax.set_yticklabels([a.model for a in reversed(aggs)])
         ax.set_xlabel(f"Adjusted L{hi}−L{lo} (percentage points), {conf} bootstrap CI")
         ax.set_title(f"{audit.scope.benchmark}: L{hi}−L{lo} before and after")
+        ax.legend(loc="best", frameon=False)
+        fig.tight_layout()
+        metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
+        with matplotlib.rc_context({"svg.hashsalt": "keyaudit"}):
+            fig.savefig(path, metadata=metadata)
+    finally:
+        plt.close(fig)
+    return path
+
+
+def _before_after_plot(audit: Audit, path: Path, matplotlib, plt) -> Path:
+    """What exists where no domain has both compared levels (a one-level benchmark): each model's
+    overall score before (strict) and after (the rules), with the interval of its change."""
+    design = audit.design
+    conf = f"{100 * design.confidence:g}%"
+    order = sorted(range(len(design.models)), key=lambda j: (design.rank_after[j], design.models[j]))
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(order) + 1.6))
+    try:
+        for row, j in enumerate(reversed(order)):
+            before, after = design.overall_before[j], design.overall_after[j]
+            change = design.overall_change[j]
+            ax.plot([100 * before], [row + 0.15], "o", color="#888888", label="before (strict)" if row == 0 else None)
+            ax.plot([100 * after], [row - 0.15], "o", color="#1f77b4", label="after (rule)" if row == 0 else None)
+            if not math.isnan(change.low):  # the change's interval, drawn from the before score
+                ax.plot([100 * (before + change.low), 100 * (before + change.high)], [row - 0.15] * 2,
+                        color="#1f77b4", linewidth=2)
+        ax.set_yticks(range(len(order)))
+        ax.set_yticklabels([design.models[j] for j in reversed(order)])
+        ax.set_xlabel(f"Overall adjusted score (percent); the line: before + the change's {conf} interval")
+        ax.set_title(f"{audit.scope.benchmark}: before and after")
         ax.legend(loc="best", frameon=False)
         fig.tight_layout()
         metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
