@@ -293,6 +293,20 @@ def test_a_negation_left_as_a_plain_word() -> None:
     assert _limits(other, frozenset({"speed"}), True) == []
 
 
+def test_a_negation_at_the_edge_of_its_window() -> None:
+    source = "D is not in my honest view going to slow down"
+    claim = Node("speed", [_leaf("DOWN", "slow down", 36)], source, 36, 45)
+    words = [_leaf("WORD", w, source.index(w)) for w in ("in", "my", "honest", "view", "going", "to")]
+    items = [_leaf("WORD", "D", 0), _leaf("WORD", "is", 2), _leaf("NEG", "not", 5), *words, claim]
+    assert _limits(items, frozenset({"speed"}), True) == [
+        "a negation 6 words before its claim, at the edge of its window ('not')"
+    ]
+    # right after its negation, or far beyond its window: no decision at the edge
+    near = [_leaf("WORD", "D", 0), _leaf("NEG", "not", 5), claim]
+    far = [_leaf("NEG", "not", 5), *(words * 2), claim]
+    assert _limits(near, frozenset({"speed"}), True) == _limits(far, frozenset({"speed"}), True) == []
+
+
 def test_a_negation_with_no_claim_in_its_clause_on_a_missing_verdict() -> None:
     source = "it would not surpass the maximum; 35 C"
     items = [_leaf("WORD", "it", 0), _leaf("WORD", "would", 3), _leaf("NEG", "not", 9),

@@ -25,9 +25,12 @@ in a way that would change the verdict:
   its conclusion ("..., so B.") the line gives one value; and a conflict in a line that corrects
   itself;
 * **claim-layer limits** — decisions the claim layer took at one of its edges, read off the items
-  it read: an "or" with plain words but no claim after it in its clause ("goes up or down",
-  "either just clears or clips"), a negation with nothing at all after it ("it changes and it
-  doesn't:"), for a verdict that read one value.
+  it read: for a verdict that read one value, an "or" with plain words but no claim after it in
+  its clause ("goes up or down", "either just clears or clips"), a negation with nothing at all
+  after it ("it changes and it doesn't:"), a negation 3–6 plain words before its claim (the
+  layer's window is :data:`~.claims.NEGATION_WINDOW` words); for one value or a conflict, a
+  negation word the grammar left a plain word beside a claim; for a verdict that something is
+  missing, a negation whose clause holds no claim at all ("it would not surpass the maximum").
 
 The reading is cheap (a handful of regular expressions over one cleaned line, and the items of the
 tree the rule already parsed) and runs once per distinct (key, answer line), inside the scorer's
@@ -52,7 +55,7 @@ from typing import Any
 import tomllib
 
 from .ast import Leaf, Node
-from .claims import _read_items
+from .claims import NEGATION_WINDOW, _read_items
 
 __all__ = ["Part", "SecondReading", "parts_of"]
 
@@ -500,6 +503,14 @@ def _limits(items: Sequence[Any], claim_kinds: frozenset[str], single: bool) -> 
                 out.append(f"an alternative was read with nothing after it ('or {first.text()}')")
         if kind == "neg" and not clause and n > 0 and kinds[n - 1] != "boundary":
             out.append(f"a negation denies nothing after it ({items[n].text()!r})")
+        if kind == "neg" and clause:
+            # plain words between the negation and the next claim of its clause: the layer's
+            # window (NEGATION_WINDOW) decides whether the claim is denied; near its edge the
+            # decision hangs on a word or two ("not, as far as I can tell, slower")
+            claim_at = next((j for j, k in enumerate(clause) if k in claim_kinds), None)
+            gap = 0 if claim_at is None else clause[:claim_at].count("word")
+            if claim_at is not None and NEGATION_WINDOW - 1 <= gap <= NEGATION_WINDOW + 2:
+                out.append(f"a negation {gap} words before its claim, at the edge of its window ({items[n].text()!r})")
     return list(dict.fromkeys(out))
 
 
