@@ -478,6 +478,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"baseline (unmutated, unparsed): {outcome} in {baseline:.1f} s")
         if outcome != "passed":
             print("the tests fail on the unmutated module: nothing to measure", file=sys.stderr)
+            shown = subprocess.run(
+                [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                cwd=repo, env=env, capture_output=True, text=True, timeout=3600,
+            )
+            print("\n".join((shown.stdout + shown.stderr).splitlines()[-30:]), file=sys.stderr)
             return 2
         timeout = args.timeout or max(120.0, 10 * baseline)
         for done, (i, m) in enumerate(chosen, start=1):
