@@ -429,11 +429,13 @@ def main(argv: list[str] | None = None) -> int:
         original, mutants = source, [_hand(source, old, new) for old, new in args.hand]
     total = len(mutants)
     chosen = list(enumerate(mutants, start=1))
+    sampled = False
     if args.only:
         chosen = [(i, m) for i, m in chosen if i in set(args.only)]
     elif args.sample or total >= SAMPLE_FROM:
         size = min(args.sample or 100, total)
         chosen = sorted(random.Random(args.seed).sample(chosen, size), key=lambda im: im[0])
+        sampled = size < total
     if args.list:
         for i, m in chosen:
             print(f"#{i} {m.label()}    [{m.key}]")
@@ -505,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
     score = killed / counted if counted else 1.0
     print()
     print(f"module:     {module}")
-    print(f"mutants:    {len(ran)} run of {total}" + (f" (sample, seed {args.seed})" if len(ran) < total else ""))
+    print(f"mutants:    {len(ran)} run of {total}" + (f" (sample, seed {args.seed})" if sampled else ""))
     print(f"killed:     {killed} (of which {timeouts} by timeout)")
     print(f"equivalent: {len(equal)}")
     print(f"survived:   {len(survivors)}")

@@ -6,7 +6,8 @@ import contextlib
 import json
 import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,13 +19,14 @@ from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError, printable
 from keyaudit.engine.load.benchmark import input_files, load_benchmark
+from keyaudit.engine.load.excerpt import bundled_answer_formats
 from keyaudit.engine.load.filekind import exists_at_all, folder_problem
 from keyaudit.engine.load.locate import (
     bundled_grammars_dir,
     bundled_rules_dir,
     example_benchmark_dir,
 )
-from keyaudit.engine.load.responses.records import ResponseSource
+from keyaudit.engine.load.responses.records import FORMATS, ResponseSource
 
 #: Width when output is not a terminal: wide enough that no table value is ever cut (rich would
 #: otherwise assume 80 columns and end values in "…").
@@ -204,9 +206,10 @@ def protected_paths(
                 paths += sorted(rule.parent.glob("*.lark"))
     sources = None
     if options is not None and options.responses:
-        paths += list(options.responses)
         with contextlib.suppress(KeyauditError):
             sources = options.sources()
+        if sources is not None:
+            paths += [s.path for s in sources if not s.glob]
     return paths + input_files(root, sources)
 
 
@@ -232,7 +235,11 @@ ResponsesOption = Annotated[
         "--responses",
         help="Responses to audit, as a file or folder: keyaudit .jsonl/.csv files, inspect .eval/.json "
         "logs, lm-eval samples files (with their results file); the format is detected from the "
-        "content. Repeatable; replaces the benchmark's own responses.",
+        "content. Repeatable; replaces the benchmark's own responses. Selections: "
+        "[format=FORMAT:][task=TASK:]PATH. PATH may be a quoted glob ('logs/*.eval', "
+        "'runs/**/*.json'); format= reads only the files of that format (inspect, lm-eval, "
+        "jsonl, csv); task= only the lm-eval samples files of that task. A selection that "
+        "matches nothing is an error.",
     ),
 ]
 EpochsOption = Annotated[
@@ -297,8 +304,8 @@ class ResponseOptions:
                 )
             return None
         return tuple(
-            ResponseSource(
-                path,
+            replace(
+                parse_selection(str(path)),
                 scorer=self.scorer,
                 filter=self.filter,
                 id_field=self.id_field,
@@ -308,14 +315,69 @@ class ResponseOptions:
         )
 
 
-def load_for_cli(bench: Path | None, options: ResponseOptions, *, with_responses: bool = True):
-    """The benchmark of ``--bench`` (or the example) with the command's response options."""
+#: ``--responses`` selection prefixes, in the order they may be written.
+SELECTORS = ("format=", "task=")
+GLOB_CHARACTERS = "*?["
+
+
+def parse_selection(value: str) -> ResponseSource:
+    """``[format=FORMAT:][task=TASK:]PATH`` (README, "Response sources"): a source, its format
+    and lm-eval task selected, its path a glob when it holds ``*``, ``?`` or ``[`` (write such
+    a character in a file's name as ``[*]``, ``[?]``, ``[[]``). A path that itself starts with
+    ``format=`` or ``task=`` is written with a folder before it (``/abs/format=...``)."""
+    fmt, task, rest = "auto", None, value
+    for prefix in SELECTORS:
+        if not rest.startswith(prefix):
+            continue
+        chosen, colon, rest = rest[len(prefix) :].partition(":")
+        if not colon or not rest:
+            raise UsageError(
+                f"--responses {printable(value)}: expected {prefix}VALUE:PATH (the selection, "
+                "a colon, then the file, folder or glob)"
+            )
+        if prefix == "format=":
+            if chosen not in FORMATS or chosen == "auto":
+                known = ", ".join(f for f in FORMATS if f != "auto")
+                raise UsageError(
+                    f"--responses {printable(value)}: unknown format {printable(chosen)!r} "
+                    f"(one of {known})"
+                )
+            fmt = chosen
+        else:
+            if not chosen:
+                raise UsageError(f"--responses {printable(value)}: task= names no task")
+            task = chosen
+    for prefix in SELECTORS:
+        if rest.startswith(prefix):
+            raise UsageError(
+                f"--responses {printable(value)}: write format= before task=, each once"
+            )
+    is_glob = any(c in rest for c in GLOB_CHARACTERS)
+    return ResponseSource(Path(rest), format=fmt, task=task, glob=is_glob)
+
+
+def load_for_cli(
+    bench: Path | None,
+    options: ResponseOptions,
+    *,
+    with_responses: bool = True,
+    rules: Sequence[Any] | None = None,
+):
+    """The benchmark of ``--bench`` (or the example) with the command's response options.
+
+    With ``rules`` (the rules the command will score with), each response keeps only what their
+    answer formats, every bundled rule's (``--all`` adds them later) and the certainty check read
+    (:mod:`keyaudit.engine.load.excerpt`), not its whole text; without, every text is kept."""
     sources = options.sources()
+    formats = None
+    if rules is not None:
+        formats = [*bundled_answer_formats(), *((r.answer_format.label, r.answer_format.which) for r in rules)]
     return load_benchmark(
         bench_dir(bench),
         with_responses=with_responses or sources is not None,
         responses=sources,
         epochs=options.epochs,
+        answer_formats=formats,
     )
 
 

@@ -104,7 +104,7 @@ def _review(
         if path is not None:
             check_output(option, path, protected)
     rules = [load_rule(path) for path in rule_paths]
-    benchmark = load_for_cli(bench, options)
+    benchmark = load_for_cli(bench, options, rules=rules)
     rows = review_queue(benchmark, rules, sample, seed, jobs=jobs)
     n_uncertain = sum(r.selected == "uncertain" for r in rows)
     counts = (

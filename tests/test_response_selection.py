@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,127 @@ def test_jsonl_question_reaches_the_reports_as_the_csv_one(tmp_path: Path, run_c
     assert worked and all(w["question"].startswith("If topmost block") for w in worked)
     assert md_lines and terminal and all(e["question"] for e in examples)
     assert outputs["jsonl"] == outputs["csv"]
+
+
+# ---- --responses selections -----------------------------------------------------------------
+
+
+def _flag(run_cli, *responses: str):
+    args = ["flag", "--bench", str(DATASET), "--json", "-"]
+    for value in responses:
+        args += ["--responses", value]
+    return run_cli(*args)
+
+
+def _check_sources(run_cli, tmp: Path, *responses: str):
+    out = tmp / "sources.json"
+    args = ["check", PS, "--bench", str(DATASET), "--json", str(out), *FAST]
+    for value in responses:
+        args += ["--responses", value]
+    result = run_cli(*args)
+    data = json.loads(out.read_text(encoding="utf-8")) if result.code == 0 else None
+    return result, data
+
+
+def _one_line_error(result, *parts: str) -> None:
+    assert result.code == 2 and not result.out
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1, result.err
+    for part in parts:
+        assert part in lines[0], lines[0]
+
+
+def test_a_glob_selects_files(tmp_path: Path, run_cli) -> None:
+    # the folder also holds a failed, an errored and a mismatched run: the glob leaves them out
+    result, data = _check_sources(run_cli, tmp_path, str(LOGS / "inspect" / "synth-*"))
+    assert result.code == 0, result.err
+    assert [s["path"] for s in data["sources"]] == [
+        str(LOGS / "inspect" / "synth-atlas-xl.eval"),
+        str(LOGS / "inspect" / "synth-birch-7b.json"),
+    ]
+    result = _flag(run_cli, str(LOGS / "**" / "synth-a*.eval"))
+    assert result.code == 0, result.err
+    missing = str(tmp_path / "logs" / "*.eval")
+    _one_line_error(_flag(run_cli, missing), missing, "matches no response file")
+
+
+def test_format_selects_files_of_one_format(tmp_path: Path, run_cli) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    shutil.copy(EVAL, folder / EVAL.name)
+    shutil.copytree(LM_DIR, folder / LM_DIR.name)
+    result, data = _check_sources(run_cli, tmp_path, f"format=inspect:{folder}")
+    assert result.code == 0, result.err
+    assert [s["format"] for s in data["sources"]] == ["inspect"]
+    result, data = _check_sources(run_cli, tmp_path, f"format=lm-eval:{folder}")
+    assert result.code == 0, result.err
+    assert [s["format"] for s in data["sources"]] == ["lm-eval"]
+    _one_line_error(_flag(run_cli, f"format=csv:{folder}"), str(folder), "format 'csv'")
+    _one_line_error(_flag(run_cli, f"format=xml:{folder}"), "unknown format 'xml'")
+    _one_line_error(_flag(run_cli, f"task=:{folder}"), "names no task")
+
+
+def _two_tasks(tmp: Path) -> Path:
+    """One model's lm-eval output with a second task holding the same documents."""
+    folder = tmp / "two-tasks"
+    shutil.copytree(LM_DIR, folder)
+    (samples,) = folder.glob("samples_*.jsonl")
+    (results,) = folder.glob("results_*.json")
+    stamp = samples.name.rsplit("_", 1)[1]
+    shutil.copy(samples, folder / f"samples_grip34_copy_{stamp}")
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["configs"]["grip34_copy"] = data["configs"]["grip34_l45"]
+    results.write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+def test_two_lm_eval_tasks_with_the_same_ids(tmp_path: Path, run_cli) -> None:
+    folder = _two_tasks(tmp_path)
+    _one_line_error(
+        _flag(run_cli, str(folder)),
+        "duplicate sample",
+        "lm-eval tasks 'grip34_copy' and 'grip34_l45' hold the same ids",
+        "--responses task=grip34_copy:PATH",
+    )
+    for task in ("grip34_l45", "grip34_copy"):
+        result, data = _check_sources(run_cli, tmp_path, f"task={task}:{folder}")
+        assert result.code == 0, result.err
+        (source,) = data["sources"]
+        assert f"samples_{task}_" in source["path"]
+    _one_line_error(_flag(run_cli, f"task=nope:{folder}"), "lm-eval task 'nope'", str(folder))
+
+
+def _as_json_log(tmp: Path, change: bool = False) -> Path:
+    """The .eval archive written as inspect's --log-format json (the same run and samples)."""
+    from keyaudit.engine.load.responses.zipmember import open_archive, read_member
+
+    with open_archive(EVAL) as archive:
+        log = json.loads(read_member(archive, "header.json", EVAL))
+        names = sorted(n for n in archive.namelist() if n.startswith("samples/"))
+        log["samples"] = [json.loads(read_member(archive, n, EVAL)) for n in names]
+    if change:
+        log["samples"][3]["output"]["completion"] += "\nANSWER: stable"
+    path = tmp / EVAL.with_suffix(".json").name
+    path.write_text(json.dumps(log), encoding="utf-8")
+    return path
+
+
+def test_one_inspect_run_as_eval_and_json_is_read_once(tmp_path: Path, run_cli) -> None:
+    folder = tmp_path / "both"
+    folder.mkdir()
+    shutil.copy(EVAL, folder / EVAL.name)
+    json_log = _as_json_log(folder)
+    result, data = _check_sources(run_cli, tmp_path, str(folder))
+    assert result.code == 0, result.err
+    (source,) = data["sources"]
+    assert source["path"] == str(folder / EVAL.name) and source["samples"] == 64
+    assert source["read once, also in"] == str(json_log)
+    assert f"read once, also in {json_log}" in result.out
+    assert all(m["n"] == 8 for m in data["models"])
+    # the same figures as the .eval alone
+    alone, single = _check_sources(run_cli, tmp_path, str(EVAL))
+    assert alone.code == 0 and single["models"] == data["models"]
+    _as_json_log(folder, change=True)
+    _one_line_error(
+        _flag(run_cli, str(folder)), str(json_log), "the same inspect run", "with other samples"
+    )

@@ -25,7 +25,8 @@ import contextlib
 import gc
 import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -33,10 +34,11 @@ from ..errors import DataError, KeyauditError, UsageError, located
 from . import keycache
 from .budget import ResponseBudget
 from .csv_keys import QUESTION_COLUMNS, csv_tree_files, read_csv_keys
+from .excerpt import Excerpter
 from .filekind import exists_at_all, file_problem, folder_problem
 from .jsonl import data_files, jsonl_files, read_jsonl, require_field
-from .responses.records import FORMATS, FieldNames, ResponseSource, RunInfo
-from .responses.sources import read_source, source_files
+from .responses.records import FORMATS, FieldNames, LoggedRun, ResponseSource, RunInfo
+from .responses.sources import read_source, source_files, task_of
 from .strict import strict_correct
 from .timelimit import ID_SECONDS, ItemClock, TimeLimitExceeded
 from .tomlfile import load_toml
@@ -101,7 +103,9 @@ class Response:
 
     ``correct_computed`` is true when the file had no ``correct`` field and keyaudit computed the
     verdict itself with the strict scorer (reports say so). ``epoch`` numbers the samples of one
-    id for one model (inspect epochs, lm-eval repeats; 1 for keyaudit's own files).
+    id for one model (inspect epochs, lm-eval repeats; 1 for keyaudit's own files). ``text`` is
+    the whole response, or, when the benchmark was loaded for given answer formats, its excerpt
+    (:mod:`.excerpt`): the same answer lines and conclusion, without the reasoning.
     """
 
     id: str
@@ -181,7 +185,7 @@ _CONFIG_KEYS = {
     "keys",
     "responses",
 }
-_SOURCE_KEYS = {"path", "format", "scorer", "filter", "metric", "id_field", "model"}
+_SOURCE_KEYS = {"path", "format", "scorer", "filter", "metric", "id_field", "model", "task"}
 
 
 def load_config(root: Path) -> BenchmarkConfig:
@@ -599,6 +603,7 @@ def load_responses(
     keys: dict[str, KeyItem],
     sources: tuple[ResponseSource, ...] | None = None,
     epochs: str = "first",
+    answer_formats: Iterable[tuple[str, str]] | None = None,
 ) -> tuple[tuple[Response, ...], dict[str, Path], tuple[RunInfo, ...]]:
     """Every stored response of the sources (default: :func:`default_sources`), checked.
 
@@ -607,6 +612,10 @@ def load_responses(
     logs may split a model over several files, but one (model, id, epoch) may occur only once.
     ``epochs`` is the policy for several samples of one id and model: ``first`` keeps the lowest
     epoch, ``all`` keeps them all. A benchmark without sources has no responses.
+
+    ``answer_formats`` ((label, which) pairs: the answer formats of the rules that will read the
+    responses) keeps of each text only its excerpt for them (:mod:`.excerpt`); ``None`` keeps
+    every text whole.
     """
     if epochs not in EPOCH_POLICIES:
         raise UsageError(f"--epochs must be one of {', '.join(EPOCH_POLICIES)}, got {epochs!r}")
@@ -618,11 +627,27 @@ def load_responses(
     seen: dict[tuple[str, str, int], str] = {}
     kept: dict[tuple[str, str, int], Response] = {}
     infos: list[RunInfo] = []
-    budget = ResponseBudget()  # one for the whole load: every source's responses count
+    excerpter = Excerpter.for_formats(answer_formats) if answer_formats is not None else None
+    # One budget for the whole load: every source's responses count.
+    budget = ResponseBudget(excerpt=excerpter)
+    runs_seen: dict[str, tuple[LoggedRun, int]] = {}  # inspect eval id: its run, its info
+    lm_tasks: dict[str, str] = {}  # lm-eval samples file: its task
     for source in sources:
         for run in read_source(source, names, budget):
             if not run.samples:
                 continue
+            if run.identity is not None:
+                first = runs_seen.get(run.identity)
+                if first is not None:
+                    _same_run(run, first[0], root)
+                    at = first[1]  # read once: the first file's line says where else it is
+                    info = infos[at]
+                    note = (("read once, also in", _shown(run.path, root)),)
+                    infos[at] = replace(info, details=info.details + note)
+                    continue
+                runs_seen[run.identity] = (run, len(infos))
+            if run.format == "lm-eval":
+                lm_tasks[str(run.path)] = task_of(run.path) or run.path.name
             model = run.model
             if run.format in ("jsonl", "csv"):
                 if model in own_files or (model in files and files[model] != run.path):
@@ -639,13 +664,15 @@ def load_responses(
                 slot = (model, sample.id, sample.epoch)
                 if not own:
                     if slot in kept:
+                        other = seen.get(slot, str(files[model]))
                         raise DataError(
                             located(
                                 sample.where,
                                 None,
                                 None,
                                 f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
-                                f"{sample.epoch} (also at {seen.get(slot, files[model])})",
+                                f"{sample.epoch} (also at {other})"
+                                + _tasks_hint(run, other, lm_tasks),
                             )
                         )
                     seen[slot] = sample.where
@@ -662,6 +689,37 @@ def load_responses(
     else:
         responses = list(kept.values())
     return tuple(responses), files, tuple(infos)
+
+
+def _same_run(run: LoggedRun, first: LoggedRun, root: Path) -> None:
+    """A second file of one inspect run (``.eval`` and ``.json``) must hold the same samples."""
+    if run.fingerprint != first.fingerprint or run.model != first.model:
+        raise DataError(
+            located(
+                run.path,
+                None,
+                None,
+                f"the same inspect run (eval id {run.identity!r}) as {_shown(first.path, root)}, "
+                "with other samples: keep one of the two files, or select one with a glob or "
+                "format= (see --responses)",
+            )
+        )
+
+
+def _tasks_hint(run: LoggedRun, other: str, lm_tasks: dict[str, str]) -> str:
+    """For two lm-eval tasks with the same ids: how to read only one."""
+    if run.format != "lm-eval":
+        return ""
+    task = lm_tasks.get(str(run.path), "")
+    earlier = next(
+        (t for path, t in lm_tasks.items() if other.startswith(path + ":") and t != task), None
+    )
+    if earlier is None:
+        return ""
+    return (
+        f": lm-eval tasks {earlier!r} and {task!r} hold the same ids; read one of them with "
+        f"--responses task={earlier}:PATH (task = \"{earlier}\" in [[responses]])"
+    )
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -709,11 +767,14 @@ def load_benchmark(
     with_responses: bool = True,
     responses: tuple[ResponseSource, ...] | None = None,
     epochs: str = "first",
+    answer_formats: Iterable[tuple[str, str]] | None = None,
 ) -> Benchmark:
     """Load and validate a benchmark directory (never writes to it, nor next to any log).
 
     ``responses`` replaces the benchmark's own response sources (``[[responses]]`` or
-    ``responses/``); ``epochs`` is the policy for several samples of one id and model.
+    ``responses/``); ``epochs`` is the policy for several samples of one id and model;
+    ``answer_formats``, when given, keeps of each response only what those answer formats and the
+    certainty check read (:func:`load_responses`).
 
     The cyclic garbage collector is paused while the ~10^5 records are built: they hold no
     cycles, and its repeated scans of the growing heap would otherwise cost a third of the load.
@@ -731,7 +792,9 @@ def load_benchmark(
         keys = load_keys(root, config)
         if not with_responses:
             return Benchmark(root, config, keys)
-        loaded, files, infos = load_responses(root, config, keys, responses, epochs)
+        loaded, files, infos = load_responses(
+            root, config, keys, responses, epochs, answer_formats
+        )
         return Benchmark(root, config, keys, loaded, files, epochs, infos)
     finally:
         _ID_CLOCK.__exit__()

@@ -6,7 +6,7 @@ lines of 15 MiB, 20 ``.eval`` samples of 200 MiB, or one 250 MiB document of ``[
 :class:`ResponseBudget` (default :data:`DEFAULT_MIB` MiB, ``KEYAUDIT_RESPONSE_MEMORY`` in MiB
 overrides it) and charges it with:
 
-* each response it keeps: its text as Python stores it (``sys.getsizeof``: 1, 2 or 4 bytes a
+* each response it keeps: its text (or what is kept of it, :mod:`.excerpt`) as Python stores it (``sys.getsizeof``: 1, 2 or 4 bytes a
   character) plus :data:`RESPONSE_OVERHEAD` bytes for its records (the sample as read, the
   response, its slot in the load's tables);
 * while a JSON document (an inspect ``.json`` log, an ``.eval`` member, an lm-eval results file) is
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 from ..errors import DataError, UsageError, located
 
@@ -55,9 +56,20 @@ def configured_bytes() -> int:
 class ResponseBudget:
     """What one run may keep from its response files; see the module docstring."""
 
-    def __init__(self, limit: int | None = None) -> None:
+    def __init__(
+        self, limit: int | None = None, excerpt: Callable[[str], str] | None = None
+    ) -> None:
         self.limit = configured_bytes() if limit is None else limit
         self.used = 0
+        #: What is kept of a response's text (:class:`.excerpt.Excerpter`; ``None``: all of it).
+        self.excerpt = excerpt
+
+    def keep(self, text: str, where: object) -> str:
+        """What is kept of one response's text (its excerpt, or all of it), charged."""
+        if self.excerpt is not None:
+            text = self.excerpt(text)
+        self.charge_text(text, where)
+        return text
 
     def charge_text(self, text: str, where: object) -> None:
         """Count one kept response; over the budget is an error at ``where``."""

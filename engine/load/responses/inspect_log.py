@@ -15,7 +15,10 @@ true/false; anything else, such as a partial ``P``, is an error).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -77,15 +80,16 @@ def _read_eval(path: Path, source: ResponseSource, budget: ResponseBudget) -> Lo
         where = f"{path}:header.json"
         header = _json(read_member(archive, "header.json", path, budget), where, budget)
         model, scorer = _header(header, source, where)
-        samples = []
+        identity = _identity(header)
+        samples: list[LoggedSample] = []
+        digests: list[bytes] = []
         for name in sorted(n for n in names if _SAMPLE_MEMBER.match(n)):
             where = f"{path}:{name}"
             record = _json(read_member(archive, name, path, budget), where, budget)
             sample = _sample(record, scorer, source, where)
             del record  # the rest of the sample (messages, events) is not kept
-            budget.charge_text(sample.text, where)
-            samples.append(sample)
-    return _run(path, model, scorer, source, samples)
+            samples.append(_kept(sample, budget, where, digests))
+    return _run(path, model, scorer, source, samples, identity, _fingerprint(digests))
 
 
 def _read_json_log(path: Path, source: ResponseSource, budget: ResponseBudget) -> LoggedRun:
@@ -94,17 +98,48 @@ def _read_json_log(path: Path, source: ResponseSource, budget: ResponseBudget) -
     records = log.get("samples")
     if not isinstance(records, list):
         raise DataError(located(path, None, None, "inspect log has no 'samples' list"))
-    samples = []
+    samples: list[LoggedSample] = []
+    digests: list[bytes] = []
     for i, record in enumerate(records):
         where = f"{path}:samples[{i}]"
         sample = _sample(record, scorer, source, where)
-        budget.charge_text(sample.text, where)
-        samples.append(sample)
-    return _run(path, model, scorer, source, samples)
+        samples.append(_kept(sample, budget, where, digests))
+    return _run(path, model, scorer, source, samples, _identity(log), _fingerprint(digests))
+
+
+def _kept(
+    sample: LoggedSample, budget: ResponseBudget, where: str, digests: list[bytes]
+) -> LoggedSample:
+    """``sample`` with what is kept of its text (:meth:`ResponseBudget.keep`), charged; the
+    digest of the whole sample goes to ``digests`` first."""
+    whole = json.dumps(
+        [sample.id, sample.epoch, sample.correct, sample.target, sample.text], ensure_ascii=False
+    )
+    digests.append(hashlib.sha256(whole.encode("utf-8", "surrogatepass")).digest())
+    text = budget.keep(sample.text, where)
+    return sample if text is sample.text else replace(sample, text=text)
+
+
+def _identity(header: dict[str, Any]) -> str | None:
+    """The run's ``eval.eval_id`` (a string), if the log has one."""
+    evaluation = header.get("eval")
+    value = evaluation.get("eval_id") if isinstance(evaluation, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _fingerprint(digests: list[bytes]) -> str:
+    """One digest of a run's samples, whatever their order in the file."""
+    return hashlib.sha256(b"".join(sorted(digests))).hexdigest()
 
 
 def _run(
-    path: Path, model: str, scorer: str, source: ResponseSource, samples: list[LoggedSample]
+    path: Path,
+    model: str,
+    scorer: str,
+    source: ResponseSource,
+    samples: list[LoggedSample],
+    identity: str | None = None,
+    fingerprint: str | None = None,
 ) -> LoggedRun:
     id_field = f"metadata.{source.id_field}" if source.id_field else "sample id"
     return LoggedRun(
@@ -113,6 +148,8 @@ def _run(
         source.model or model,
         samples,
         (("scorer", scorer), ("id", id_field), *_renamed(source, model)),
+        identity,
+        fingerprint,
     )
 
 

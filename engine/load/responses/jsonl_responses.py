@@ -43,7 +43,7 @@ def _run(
     budget: ResponseBudget | None,
 ) -> LoggedRun:
     """The file's samples; each kept one is charged to ``budget`` (default: a fresh run's)."""
-    charge = (budget if budget is not None else ResponseBudget()).charge_text
+    keep = (budget if budget is not None else ResponseBudget()).keep
     model: str | None = None
     samples: list[LoggedSample] = []
     seen: set[str] = set()
@@ -79,8 +79,7 @@ def _run(
         if (correct is not None or correct_name in record) and type(correct) is not bool:
             correct = require_field(record, correct_name, path, line, bool)
         where = prefix + str(line)
-        charge(text, where)
-        samples.append(LoggedSample(item_id, text, correct, 1, None, where))
+        samples.append(LoggedSample(item_id, keep(text, where), correct, 1, None, where))
     return LoggedRun(path, fmt, source.model or model or "", samples)
 
 

@@ -114,8 +114,8 @@ def read_lm_eval(
         verdict = _verdict(record.get(metric_used), metric_used, where)
         target = record.get("target")
         generations = _generations(record.get("resps"), where)
-        for epoch, text in enumerate(generations, start=1):
-            budget.charge_text(text, where)
+        for epoch, generation in enumerate(generations, start=1):
+            text = budget.keep(generation, where)
             samples.append(
                 LoggedSample(
                     id=str(item_id),

@@ -38,6 +38,12 @@ class ResponseSource:
     * ``inside`` — the benchmark folder when the benchmark names the source (``[[responses]]``
       or its ``responses/`` folder): a symbolic link to a folder in it must lead inside that
       folder. ``None`` for a source given on the command line (the user's choice).
+    * ``task`` — lm-eval: read only the samples files of this task (``samples_<task>_<ts>``);
+    * ``glob`` — ``path`` is a glob pattern (``logs/*.eval``, ``**`` for any depth): each file or
+      folder it matches is read; matching nothing is an error.
+
+    ``format`` other than ``auto`` names the format of a file named alone; in a folder (or among
+    a glob's matches) it selects: only the files detected as that format are read.
     """
 
     path: Path
@@ -48,6 +54,8 @@ class ResponseSource:
     id_field: str | None = None
     model: str | None = None
     inside: Path | None = None
+    task: str | None = None
+    glob: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +88,11 @@ class LoggedRun:
     model: str
     samples: list[LoggedSample]
     details: tuple[tuple[str, str], ...] = field(default=())
+    #: The run the file was written by (inspect: ``eval.eval_id``), and a digest of every
+    #: sample as read (ids, epochs, verdicts, targets, whole texts): one run written twice
+    #: (``.eval`` and ``.json``) is read once. ``None``: not known.
+    identity: str | None = None
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True)

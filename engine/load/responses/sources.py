@@ -9,6 +9,10 @@ Detection looks at the content, not only the name:
   samples file; any other → keyaudit's own ``jsonl``;
 * a ``.csv`` → keyaudit's own columns (``id,model,response,correct``).
 
+A source may select (see :class:`~.records.ResponseSource`): a glob pattern, the files of one
+format (detected), the samples files of one lm-eval task; a selection that matches nothing is an
+error naming it.
+
 In a folder, files are found recursively in path order, symbolic links to folders followed (each
 real folder once: a loop is an error); hidden files and folders, inspect's listing files
 (``logs.json``, ``eval-set.json``) and files with other endings are not read.
@@ -16,8 +20,10 @@ real folder once: a loop is an error); hidden files and folders, inspect's listi
 
 from __future__ import annotations
 
+import glob as glob_module
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from ...errors import DataError, located
@@ -27,7 +33,7 @@ from ..jsondoc import parse_document, read_document_bytes
 from ..jsonl import read_jsonl
 from .inspect_log import is_zip, read_inspect
 from .jsonl_responses import read_csv_responses, read_jsonl_responses
-from .lmeval_log import looks_like_samples, read_lm_eval, results_path
+from .lmeval_log import SAMPLES_NAME, looks_like_samples, read_lm_eval, results_path
 from .records import FORMATS, FieldNames, LoggedRun, ResponseSource
 
 READ_SUFFIXES = (".eval", ".json", ".jsonl", ".jsonl.gz", ".csv")
@@ -51,6 +57,18 @@ def read_source(
                 f"unknown response format {source.format!r} (one of {', '.join(FORMATS)})",
             )
         )
+    if source.glob:
+        runs = []
+        for match in glob_matches(source):
+            if match.is_file():
+                runs += _read_files([match], source, names, budget)
+            else:
+                runs += _read_folder(match, source, names, budget, required=False)
+        if not runs:
+            raise DataError(
+                located(source.path, None, None, f"no response files{_selection(source)}")
+            )
+        return runs
     path = source.path
     problem = file_problem(path, "a response file")
     if problem is not None and exists_at_all(path) and folder_problem(path) is not None:
@@ -66,19 +84,77 @@ def read_source(
                     "an lm-eval results file: point at its samples_<task>_<ts>.jsonl or the folder",
                 )
             )
+        if source.task is not None and (fmt != "lm-eval" or task_of(path) != source.task):
+            raise DataError(
+                located(path, None, None, f"not an lm-eval samples file{_selection(source)}")
+            )
         return [_reader(fmt)(path, source, names, budget)]
     if not path.is_dir():
         raise DataError(located(path, None, None, "no such file or folder of responses"))
+    return _read_folder(path, source, names, budget)
+
+
+def glob_matches(source: ResponseSource) -> list[Path]:
+    """The files and folders a glob source matches, sorted (hidden names are not matched by
+    ``*``; ``**`` matches any depth); none is an error naming the pattern."""
+    pattern = str(source.path)
+    found = sorted(Path(p) for p in glob_module.glob(pattern, recursive=True))
+    found = [p for p in found if p.is_dir() or p.name.endswith(READ_SUFFIXES)]
+    if not found:
+        raise DataError(
+            located(pattern, None, None, "the glob matches no response file or folder")
+        )
+    return found
+
+
+def task_of(path: Path) -> str | None:
+    """The lm-eval task of a samples file ``samples_<task>_<ts>.jsonl`` (``None``: another name)."""
+    match = SAMPLES_NAME.match(path.name)
+    return match.group("task") if match else None
+
+
+def _selection(source: ResponseSource) -> str:
+    """`` of format 'x' and task 'y' (the selection)`` for messages; empty without one."""
+    parts = []
+    if source.format != "auto":
+        parts.append(f"format {source.format!r}")
+    if source.task is not None:
+        parts.append(f"lm-eval task {source.task!r}")
+    return f" of {' and '.join(parts)} (the selection)" if parts else ""
+
+
+def _selected(file: Path, fmt: str, source: ResponseSource) -> bool:
+    """Whether a file found in a folder or by a glob, detected as ``fmt``, is read."""
+    if fmt == COMPANION or (fmt == "lm-eval" and file.name.startswith("results_")):
+        return False
+    if source.format != "auto" and (fmt != source.format or not _suffix_fits(file, fmt)):
+        return False
+    return source.task is None or (fmt == "lm-eval" and task_of(file) == source.task)
+
+
+def _read_files(
+    files: list[Path], source: ResponseSource, names: FieldNames, budget: ResponseBudget
+) -> list[LoggedRun]:
     runs = []
-    for file in _files(path, source.inside):
-        fmt = source.format if source.format != "auto" else detect(file, budget)
-        if fmt == COMPANION or (fmt == "lm-eval" and file.name.startswith("results_")):
-            continue
-        if source.format != "auto" and not _suffix_fits(file, fmt):
-            continue
-        runs.append(_reader(fmt)(file, source, names, budget))
-    if not runs:
-        raise DataError(located(path, None, None, "no response files found in this folder"))
+    for file in files:
+        fmt = detect(file, budget)
+        if _selected(file, fmt, source):
+            runs.append(_reader(fmt)(file, source, names, budget))
+    return runs
+
+
+def _read_folder(
+    path: Path,
+    source: ResponseSource,
+    names: FieldNames,
+    budget: ResponseBudget,
+    required: bool = True,
+) -> list[LoggedRun]:
+    runs = _read_files(_files(path, source.inside), source, names, budget)
+    if not runs and required:
+        raise DataError(
+            located(path, None, None, f"no response files{_selection(source)} in this folder")
+        )
     return runs
 
 
@@ -88,6 +164,11 @@ def source_files(source: ResponseSource) -> list[Path]:
     (reading it says why)."""
     path = source.path
     try:
+        if source.glob:
+            found: list[Path] = []
+            for match in glob_matches(source):
+                found += source_files(replace(source, path=match, glob=False))
+            return found
         if path.is_file():
             files = [path]
             if path.name.startswith("samples_") and path.name.endswith(".jsonl"):
