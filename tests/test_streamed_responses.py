@@ -176,3 +176,43 @@ def test_strict_verdicts_computed_from_excerpts(tmp_path: Path, label: str) -> N
     kept = load_benchmark(DATASET, responses=source, answer_formats=[(label, "first")])
     assert [r.correct for r in kept.responses] == [r.correct for r in whole.responses]
     assert all(r.correct_computed for r in kept.responses)
+
+
+LINES = [
+    b'{"a": 1, "a": 2}',
+    b'{"big": 123456789012345678901234567890, "neg": -0.0, "tiny": 1.5e-400}',
+    b'{"inf": 1e400, "nan": NaN}',
+    b'{"s": "\\ud800"}',
+    b'{"s": "\\ud83d\\ude00 ok", "e": "\\u00e9\\n\\t"}',
+    b'\xef\xbb\xbf{"bom": 1}',
+    b'{"a": 1} trailing',
+    b'[1, 2]',
+    b'{"deep": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+    b'{"long": 1' + b"0" * 5000 + b"}",
+    b'{"bad": "\xff"}',
+    b'  {"spaced": true}  \r',
+    b'{"ctl": "\x01"}',
+]
+
+
+@pytest.mark.parametrize("line", LINES, ids=range(len(LINES)))
+def test_the_fast_json_reader_reads_as_json_does(line: bytes, monkeypatch) -> None:
+    """msgspec (when installed) takes what json takes, builds the same values, and every line it
+    refuses gets json's message or json's value."""
+    import io
+
+    from keyaudit.engine.errors import DataError
+    from keyaudit.engine.load import jsonl
+
+    def read(fast) -> object:
+        monkeypatch.setattr(jsonl, "_FAST_DECODE", fast)
+        try:
+            return list(jsonl.parse_lines(io.BytesIO(line + b"\n"), "f.jsonl"))
+        except DataError as error:
+            return str(error)
+
+    fast = jsonl._FAST_DECODE
+    if fast is None:
+        pytest.skip("msgspec not installed")
+    with_fast, without = read(fast), read(None)
+    assert repr(with_fast) == repr(without)  # repr: NaN != NaN, but both print as nan

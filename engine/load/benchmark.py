@@ -638,14 +638,14 @@ def load_responses(
                 continue
             if run.identity is not None:
                 first = runs_seen.get(run.identity)
-                if first is not None:
+                if first is not None and _two_forms(first[0].path, run.path):
                     _same_run(run, first[0], root)
                     at = first[1]  # read once: the first file's line says where else it is
                     info = infos[at]
                     note = (("read once, also in", _shown(run.path, root)),)
                     infos[at] = replace(info, details=info.details + note)
                     continue
-                runs_seen[run.identity] = (run, len(infos))
+                runs_seen.setdefault(run.identity, (run, len(infos)))
             if run.format == "lm-eval":
                 lm_tasks[str(run.path)] = task_of(run.path) or run.path.name
             model = run.model
@@ -689,6 +689,12 @@ def load_responses(
     else:
         responses = list(kept.values())
     return tuple(responses), files, tuple(infos)
+
+
+def _two_forms(first: Path, second: Path) -> bool:
+    """Whether two files are one inspect run's two forms, ``.eval`` and ``.json`` (the same file
+    twice, or two copies of one form, stay duplicate samples)."""
+    return {first.suffix, second.suffix} == {".eval", ".json"}
 
 
 def _same_run(run: LoggedRun, first: LoggedRun, root: Path) -> None:

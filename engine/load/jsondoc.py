@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import DataError, located
 from .budget import ResponseBudget
 from .filekind import file_problem
-from .jsonl import check_unicode
+from .jsonl import _FAST_DECODE, check_unicode
 
 #: Largest JSON document read in one piece (bytes, after decompression).
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
@@ -79,6 +79,12 @@ def parse_document(
         text = data
     held = 0 if isinstance(data, str) else len(data)
     (budget if budget is not None else ResponseBudget()).check_document(text, where, held)
+    fast = _FAST_DECODE is not None and not isinstance(data, str)
+    if fast and b"\\ud" not in data and b"\\uD" not in data:
+        try:  # msgspec builds what json would from what it accepts (see .jsonl.parse_lines)
+            return _FAST_DECODE(data)  # type: ignore[misc]
+        except Exception:  # noqa: BLE001 - refused: the json way below says why, or takes it
+            pass
     try:
         value = json.loads(text)
     except json.JSONDecodeError as error:
