@@ -27,6 +27,7 @@ from keyaudit.engine.load.locate import (
     example_benchmark_dir,
 )
 from keyaudit.engine.load.responses.records import FORMATS, ResponseSource
+from keyaudit.engine.load.responses.sources import glob_matches
 
 #: Width when output is not a terminal: wide enough that no table value is ever cut (rich would
 #: otherwise assume 80 columns and end values in "…").
@@ -208,8 +209,12 @@ def protected_paths(
     if options is not None and options.responses:
         with contextlib.suppress(KeyauditError):
             sources = options.sources()
-        if sources is not None:
-            paths += [s.path for s in sources if not s.glob]
+        for source in sources or ():
+            if not source.glob:
+                paths.append(source.path)
+            else:  # what the glob matches, folders too (an output must not land in one)
+                with contextlib.suppress(KeyauditError, OSError):
+                    paths += glob_matches(source)
     return paths + input_files(root, sources)
 
 

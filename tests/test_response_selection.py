@@ -217,3 +217,32 @@ def test_one_inspect_run_as_eval_and_json_is_read_once(tmp_path: Path, run_cli) 
     _one_line_error(
         _flag(run_cli, str(folder)), str(json_log), "the same inspect run", "with other samples"
     )
+
+
+def test_outputs_never_land_in_selected_sources(tmp_path: Path, run_cli) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(EVAL, folder / EVAL.name)
+    for value in (f"format=inspect:{folder}", str(tmp_path / "log*")):
+        result = _flag(run_cli, value)
+        assert result.code == 0, result.err
+        result = run_cli(
+            "flag", "--bench", str(DATASET), "--responses", value, "--json", str(folder / "o.json")
+        )
+        _one_line_error(result, "--json", "which keyaudit only reads")
+    assert sorted(p.name for p in folder.iterdir()) == [EVAL.name]
+
+
+def test_benchmark_toml_selects_a_task(tmp_path: Path, run_cli) -> None:
+    bench = tmp_path / "bench"
+    shutil.copytree(DATASET, bench / "Dataset")
+    shutil.copytree(_two_tasks(tmp_path), bench / "lm")
+    toml = bench / "benchmark.toml"
+    toml.write_text('[keys]\npath = "Dataset"\n\n[[responses]]\npath = "lm"\n', encoding="utf-8")
+    _one_line_error(run_cli("flag", "--bench", str(bench)), "task=grip34_copy:PATH")
+    toml.write_text(
+        '[keys]\npath = "Dataset"\n\n[[responses]]\npath = "lm"\ntask = "grip34_l45"\n',
+        encoding="utf-8",
+    )
+    result = run_cli("flag", "--bench", str(bench))
+    assert result.code == 0, result.err
