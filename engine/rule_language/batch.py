@@ -12,9 +12,12 @@ but does the work once per distinct *work item*:
    conclusion)`` triples not already scored in step 1 are scored once the same way.
 
 With ``jobs > 1`` and at least :func:`parallel_threshold` distinct items, the items are scored in
-``jobs`` worker processes: fresh interpreters (never a fork of a process whose numba threads may
-be running), which receive only the rule files' paths and chunks of plain ``(rule index, key,
-text)`` tuples; each loads the rules itself.
+``jobs`` worker processes of a :class:`concurrent.futures.ProcessPoolExecutor` with the ``spawn``
+start method (fresh interpreters: never a fork of a process whose numba threads may be running),
+started isolated (see :class:`_ProcessPool`). Workers receive only the rule files' paths and
+chunks of plain ``(rule index, key, text)`` tuples; each loads the rules itself. Inside
+:func:`remote` (``check --executor dask``) the chunks go to that executor instead, whatever the
+number of items.
 
 **Answers at the time limit.** After :data:`~.answer_limits.MAX_SLOW_ANSWERS` answers of a rule
 exceed the per-answer CPU limit, the rule's remaining answers are **rule error** ("not scored").
@@ -33,15 +36,13 @@ raised here as it was raised there; a worker that dies (killed, out of memory) i
 from __future__ import annotations
 
 import contextlib
-import marshal
 import math
 import os
-import select
-import struct
-import subprocess
+import shlex
+import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -60,8 +61,9 @@ from .scoring import (
 )
 
 #: Below this many distinct work items scoring stays in this process. Measured on the 2-core
-#: reference machine: starting two workers (a fresh interpreter each, imports, the rules'
-#: grammars, cold caches) costs about 1.3-1.6 s (the example's 1,339 items: 0.4 s in process, 2.0 s
+#: reference machine (with the hand-written pool this module had before; the standard pool
+#: measured the same, ``bench/results/pool.md``): starting two workers (a fresh interpreter each,
+#: imports, the rules' grammars, cold caches) costs about 1.3-1.6 s (the example's 1,339 items: 0.4 s in process, 2.0 s
 #: with two workers), and one core scores about 2,000-3,000 items/s, so two workers repay their
 #: start from roughly 5,000-8,000 items. ``KEYAUDIT_PARALLEL_MIN`` overrides it (tests set 0).
 PARALLEL_MIN_ITEMS = 5000
@@ -172,50 +174,63 @@ def judge_many(
         pool.close()
 
 
+#: The executor of :func:`remote`, if any (a :class:`RemoteExecutor`).
+_REMOTE: list = []
+
+
+@contextlib.contextmanager
+def remote(executor) -> Iterator[None]:
+    """Within this block every batch is scored by ``executor`` (e.g. a Dask cluster, see
+    :mod:`.dask_executor`): ``executor.run(scorers, phase, chunks)`` returns each chunk's
+    ``(value, slow)`` outcomes in order (``value`` as plain data: a verdict tuple per answer
+    line), or raises a one-line :class:`KeyauditError`; ``executor.size()`` is its number of
+    workers."""
+    _REMOTE.append(executor)
+    try:
+        yield
+    finally:
+        _REMOTE.pop()
+
+
 class _Pool:
-    """Scores work items in order, in this process or in worker processes, keeping the count of
-    answers at the time limit per scorer in item order."""
+    """Scores work items in order, in this process, in worker processes or on a remote executor,
+    keeping the count of answers at the time limit per scorer in item order."""
 
     def __init__(self, scorers: Sequence[Scorer], jobs: int, size: int) -> None:
         self.scorers = scorers
-        self.workers: list[_Worker] = []
+        self.processes: _ProcessPool | None = None
+        self.remote = _REMOTE[-1] if _REMOTE and size else None
         #: The largest peak RSS (KiB) a worker reported.
         self.peak_kb = 0
+        self.count = 0
         paths = [s.rule.path for s in scorers]
-        if jobs > 1 and size >= max(parallel_threshold(), 1) and all(paths):
+        if self.remote is not None:
+            self.count = self.remote.size()
+        elif jobs > 1 and size >= max(parallel_threshold(), 1) and all(paths):
             setup = ([str(p) for p in paths], [s.slow_answers for s in scorers])
-            try:
-                for _ in range(jobs):
-                    self.workers.append(_Worker(setup))
-            except BaseException:
-                self.close()
-                raise
-        self.count = len(self.workers)
+            self.processes = _ProcessPool(setup, jobs)
+            self.count = jobs
 
     def run(self, phase: str, items: Sequence[tuple[int, str, Any]]) -> list[Any]:
-        if not self.workers:
+        if not items or (self.processes is None and self.remote is None):
             return [value for value, _ in _score_items(self.scorers, phase, items)]
-        size = max(64, math.ceil(len(items) / (len(self.workers) * CHUNKS_PER_JOB)))
+        size = max(64, math.ceil(len(items) / (max(self.count, 1) * CHUNKS_PER_JOB)))
         chunks = [items[at : at + size] for at in range(0, len(items), size)]
-        done: list[list | None] = [None] * len(chunks)
-        waiting = list(range(len(chunks)))[::-1]  # chunks go out in order
-        busy: dict[int, tuple[_Worker, int]] = {}
-        for worker in self.workers:
-            if waiting:
-                chunk = waiting.pop()
-                worker.send((phase, chunks[chunk]))
-                busy[worker.fileno()] = (worker, chunk)
-        while busy:
-            ready, _, _ = select.select(list(busy), [], [])
-            for fd in ready:
-                worker, chunk = busy.pop(fd)
-                done[chunk], peak = worker.receive(phase)
-                self.peak_kb = max(self.peak_kb, peak)
-                if waiting:
-                    chunk = waiting.pop()
-                    worker.send((phase, chunks[chunk]))
-                    busy[fd] = (worker, chunk)
-        outcomes = [outcome for part in done for outcome in part or ()]
+        if self.remote is not None:
+            parts = self.remote.run(self.scorers, phase, chunks)
+        else:
+            parts = self.processes.run(phase, chunks)
+            self.peak_kb = self.processes.peak_kb
+        outcomes = []
+        for chunk, part in zip(chunks, parts, strict=True):
+            if len(part) != len(chunk):  # never a silently missing verdict
+                raise WorkerError(
+                    f"a scoring worker returned {len(part):,} results for {len(chunk):,} items; "
+                    "rerun with --jobs 1 to score in one process"
+                )
+            outcomes += part
+        if phase == "line":
+            outcomes = [(Verdict(*value), slow) for value, slow in outcomes]
         return self._in_order(phase, items, outcomes)
 
     def _in_order(self, phase: str, items, outcomes) -> list[Any]:
@@ -238,9 +253,9 @@ class _Pool:
         return results
 
     def close(self) -> None:
-        for worker in self.workers:
-            worker.close()
-        self.workers = []
+        if self.processes is not None:
+            self.processes.close()
+            self.processes = None
 
 
 def _score_items(scorers: Sequence[Scorer], phase: str, items) -> list[tuple[Any, bool]]:
@@ -264,166 +279,185 @@ def _score_items(scorers: Sequence[Scorer], phase: str, items) -> list[tuple[Any
 
 # ---- worker processes -------------------------------------------------------------------------
 #
-# A worker is ``python -c 'from keyaudit.engine.rule_language.batch import worker_main; ...'``: a
-# fresh interpreter that imports only the rule language (no numba, no CLI, and never the caller's
-# main module, which multiprocessing's spawn and forkserver would run again in every worker). It
-# talks over its stdin and stdout in length-prefixed ``marshal`` data (plain tuples, strings and
-# numbers: reading it cannot run code, and no keyaudit module unpickles anything):
-# first the rule files' paths and the time-limit counts, then one chunk at a time, each answered
-# before the next is sent (so neither side can block the other). Its stderr goes to a private
-# temporary file, quoted (last line) if it dies.
+# The pool is the standard library's ProcessPoolExecutor with the spawn start method, made safe
+# to start in a folder the user does not trust (a downloaded benchmark):
+#
+# * multiprocessing starts a child (and its resource tracker) as ``python -c PROGRAM``, which puts
+#   the current folder first on ``sys.path``: a ``multiprocessing/``, ``concurrent/``,
+#   ``lark.py`` or ``keyaudit/`` there would run. The pool's "interpreter" (``set_executable``,
+#   for the pool's lifetime) is a two-line shell launcher in a private temporary folder that
+#   runs ``python -I -c BOOT <multiprocessing's arguments>``: isolated mode keeps the current
+#   folder, PYTHONPATH and the user site off ``sys.path``;
+# * BOOT adds the parent's own import folders back with ``site.addsitedir`` (their ``.pth``
+#   hooks run: an editable or ``--user`` install still imports), minus the current folder and
+#   ``''``, then runs multiprocessing's program with its preparation data stripped of the
+#   parent's ``sys.path`` (which may hold the current folder) and of the parent's main module
+#   (which spawn would run again in every worker: the CLI, or pytest);
+# * a worker ends within 0.2 s of its parent's death (a thread watches the parent's pid), and
+#   ignores SIGINT (Ctrl-C reaches the parent, which shuts the pool down).
+#
+# Measured against the hand-written pool it replaces (subprocesses, marshal over pipes, select)
+# on the same inputs: no difference beyond the machine's noise (bench/results/pool.md).
 
-_HEADER = struct.Struct("!Q")
 _ERRORS = {cls.__name__: cls for cls in (DataError, RuleError, ExpressionError, UsageError)}
 
-
-def _write(stream, value: Any) -> None:
-    data = marshal.dumps(value)
-    stream.write(_HEADER.pack(len(data)) + data)
-    stream.flush()
-
-
-def _read(stream) -> Any:
-    head = stream.read(_HEADER.size)
-    if len(head) < _HEADER.size:
-        raise EOFError
-    size = _HEADER.unpack(head)[0]
-    data = stream.read(size)
-    if len(data) < size:
-        raise EOFError
-    return marshal.loads(data)
-
-
-#: The worker's start: ``-I`` (isolated mode) keeps the current folder, ``PYTHONPATH`` and the
-#: user's site folder off ``sys.path``, so a ``lark.py`` or ``keyaudit/`` in the folder the user
-#: stands in (a downloaded benchmark, say) is never imported. The parent's own import folders are
-#: then added back by ``site.addsitedir`` (which also runs their ``.pth`` hooks: an editable or
-#: ``--user`` install of keyaudit still imports), minus the current folder and ``''``.
-_WORKER_CODE = (
+_BOOT = (
     "import sys, site\n"
-    "for folder in sys.argv[1:]:\n"
+    "for folder in {folders!r}:\n"
     "    if folder not in sys.path:\n"
     "        site.addsitedir(folder)\n"
-    "from keyaudit.engine.rule_language.batch import worker_main\n"
-    "worker_main()\n"
+    "args = sys.argv[1:]\n"
+    "at = args.index('-c')\n"
+    "program = args[at + 1]\n"
+    "sys.argv = ['-c', *args[at + 2:]]\n"
+    "import multiprocessing.spawn as spawn\n"
+    "prepare = spawn.prepare\n"
+    "def isolated(data):\n"
+    "    for name in ('sys_path', 'init_main_from_name', 'init_main_from_path'):\n"
+    "        data.pop(name, None)\n"
+    "    prepare(data)\n"
+    "spawn.prepare = isolated\n"
+    "del args, at, folder, isolated\n"
+    "exec(compile(program, '<string>', 'exec'))\n"
 )
 
 
-def worker_command() -> list[str]:
-    """The command that starts a worker: isolated, with the parent's import folders but never the
-    current folder (see ``_WORKER_CODE``)."""
+def parent_folders() -> list[str]:
+    """The parent's import folders a worker gets: absolute ones, never the current folder."""
     here = os.path.realpath(os.getcwd())
-    folders = [
+    return [
         folder
         for folder in sys.path
         if folder and os.path.isabs(folder) and os.path.realpath(folder) != here
     ]
-    return [sys.executable, "-I", "-c", _WORKER_CODE, *folders]
 
 
-class _Worker:
-    def __init__(self, setup: tuple[list[str], list[int]]) -> None:
-        self.errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+def launcher_script() -> str:
+    """The shell launcher multiprocessing starts instead of ``python`` (see above)."""
+    boot = _BOOT.format(folders=parent_folders())
+    command = " ".join(shlex.quote(a) for a in (sys.executable, "-I", "-c", boot))
+    return f'#!/bin/sh\nexec {command} "$@"\n'
+
+
+def _died(detail: str = "") -> WorkerError:
+    return WorkerError(
+        f"a scoring worker process stopped unexpectedly{detail}; rerun with --jobs 1 to score "
+        "in one process"
+    )
+
+
+class _ProcessPool:
+    """``jobs`` isolated spawn workers (see above), each with the rules loaded."""
+
+    def __init__(self, setup: tuple[list[str], list[int]], jobs: int) -> None:
+        import multiprocessing
+        import multiprocessing.spawn as spawn
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.executor = None
+        #: The largest peak RSS (KiB) a worker reported.
+        self.peak_kb = 0
+        self.previous = spawn.get_executable()
+        self.folder = tempfile.mkdtemp(prefix="keyaudit-workers-")
         try:
-            self.process = subprocess.Popen(
-                worker_command(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self.errors,
-                close_fds=True,
+            launcher = os.path.join(self.folder, "python")
+            with open(launcher, "w", encoding="utf-8") as out:
+                out.write(launcher_script())
+            os.chmod(launcher, 0o700)
+            spawn.set_executable(launcher)
+            self.executor = ProcessPoolExecutor(
+                jobs,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(setup,),
             )
         except OSError as error:
-            self.errors.close()
+            self.close()
             raise WorkerError(
                 f"cannot start a scoring worker process ({error.strerror or error}); rerun with "
                 "--jobs 1 to score in one process"
             ) from None
-        self.send(setup)
+        except BaseException:
+            self.close()
+            raise
 
-    def fileno(self) -> int:
-        return self.process.stdout.fileno()
+    def run(self, phase: str, chunks: list) -> list[list]:
+        from concurrent.futures.process import BrokenProcessPool
 
-    def send(self, message: Any) -> None:
         try:
-            _write(self.process.stdin, message)
-        except (BrokenPipeError, OSError):
-            self._died()
-
-    def receive(self, phase: str) -> tuple[list, int]:
-        try:
-            status, *payload = _read(self.process.stdout)
-        except (EOFError, OSError, ValueError, TypeError):
-            self._died()
-        if status == "ok":
+            futures = [self.executor.submit(_score_chunk, phase, chunk) for chunk in chunks]
+        except (BrokenProcessPool, OSError, RuntimeError):
+            raise _died() from None
+        parts = []
+        for future in futures:
+            try:
+                status, *payload = future.result()
+            except BrokenProcessPool:
+                raise _died(" (killed, or out of memory)") from None
+            if status != "ok":
+                raise _error(*payload)
             outcomes, peak = payload
-            if phase == "line":  # answer lines: verdicts as tuples
-                outcomes = [(Verdict(*value), slow) for value, slow in outcomes]
-            return outcomes, peak
-        kind, message = payload
-        if kind in _ERRORS:
-            raise _ERRORS[kind](message)
-        if kind == "KeyauditError":
-            raise KeyauditError(message)
-        raise RuntimeError(f"{kind} in a scoring worker: {message}")
-
-    def _died(self) -> None:
-        code = self.process.wait()
-        self.errors.seek(0)
-        lines = self.errors.read().decode("utf-8", "replace").strip().splitlines()
-        why = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-        last = f": {lines[-1]}" if lines else ""
-        raise WorkerError(
-            f"a scoring worker process stopped unexpectedly ({why}{last}); rerun with --jobs 1 "
-            "to score in one process"
-        )
+            self.peak_kb = max(self.peak_kb, peak)
+            parts.append(outcomes)
+        return parts
 
     def close(self) -> None:
-        for stream in (self.process.stdin, self.process.stdout):
-            with contextlib.suppress(OSError):
-                stream.close()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self.errors.close()
+        import multiprocessing.spawn as spawn
+
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor = None
+        spawn.set_executable(self.previous)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def worker_main() -> None:
-    """A worker's loop: load the rules, then answer each chunk (see above)."""
-    source, sink = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # nothing else may write into the answer pipe
+def _error(kind: str, message: str) -> KeyauditError:
+    """A worker's error as this process raises it (its message is one line already)."""
+    if kind in _ERRORS:
+        return _ERRORS[kind](message)
+    if kind == "KeyauditError":
+        return KeyauditError(message)
+    return WorkerError(f"{kind} in a scoring worker: {message}")
+
+
+#: A worker's loaded rules, or the error loading them (reported with the first chunk).
+_WORKER: dict[str, Any] = {}
+
+
+def _start_worker(setup: tuple[list[str], list[int]]) -> None:
+    """A worker's initializer: watch the parent, leave Ctrl-C to it, load the rules."""
+    import signal
+
     _exit_with_parent()
-    try:
-        paths, start = _read(source)
-    except EOFError:
-        return
-    scorers: list[Scorer] | None = None
-    failure: tuple[str, str] | None = None
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    paths, start = setup
     try:
         from .rule import load_rule
 
         scorers = [Scorer(load_rule(Path(p))) for p in paths]
         for scorer, count in zip(scorers, start, strict=True):
             scorer.slow_answers = count
-    except Exception as error:  # reported with the first chunk, as the parent would raise it
-        failure = _describe(error)
-    while True:
-        try:
-            phase, items = _read(source)
-        except EOFError:
-            return
-        if failure is not None:
-            _write(sink, ("error", *failure))
-            continue
-        try:
-            outcomes = _score_items(scorers, phase, items)
-        except Exception as error:
-            _write(sink, ("error", *_describe(error)))
-            continue
-        if phase == "line":
-            outcomes = [(_verdict_tuple(v), slow) for v, slow in outcomes]
-        _write(sink, ("ok", outcomes, _peak_kb()))
+        _WORKER["scorers"] = scorers
+    except Exception as error:
+        _WORKER["failure"] = _describe(error)
+
+
+def _score_chunk(phase: str, items) -> tuple:
+    """``("ok", outcomes as plain data, peak RSS KiB)`` or ``("error", kind, message)``."""
+    if "failure" in _WORKER:
+        return ("error", *_WORKER["failure"])
+    try:
+        outcomes = _score_items(_WORKER["scorers"], phase, items)
+        return ("ok", plain_outcomes(phase, outcomes), _peak_kb())
+    except Exception as error:
+        return ("error", *_describe(error))
+
+
+def plain_outcomes(phase: str, outcomes: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
+    """Outcomes as plain data: a verdict becomes a tuple (``Verdict(*value)`` makes it again)."""
+    if phase == "line":
+        return [(_verdict_tuple(v), slow) for v, slow in outcomes]
+    return outcomes
 
 
 def _exit_with_parent(poll_seconds: float = 0.2) -> None:
