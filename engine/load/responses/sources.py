@@ -137,6 +137,10 @@ def _read_files(
 ) -> list[LoggedRun]:
     runs = []
     for file in files:
+        if source.format != "auto" and not _suffix_fits(file, source.format):
+            continue  # not detected: an inspect .json is parsed whole to detect it
+        if source.task is not None and task_of(file) != source.task:
+            continue
         fmt = detect(file, budget)
         if _selected(file, fmt, source):
             runs.append(_reader(fmt)(file, source, names, budget))
