@@ -12,8 +12,10 @@ on, so ``keyaudit check`` would exit 0 after a failing rule.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -146,6 +148,18 @@ def check(
             "--verbose", help="Show each rule's own examples as a table (else one line, unless one fails)."
         ),
     ] = False,
+    executor: Annotated[
+        str,
+        typer.Option(
+            "--executor",
+            help="Where responses are scored: 'local' (--jobs processes here) or 'dask' (a Dask "
+            "cluster at --scheduler; needs keyaudit[dask]). The output is the same.",
+        ),
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="The Dask scheduler's address for --executor dask."),
+    ] = None,
 ) -> None:
     """Audit the cells the rules cover: rule proof, key structure, re-scored accuracy, aggregates."""
     from keyaudit.engine.profiling import mark
@@ -153,30 +167,54 @@ def check(
     mark("start (imports, options)")
     out = err_console if json_target == "-" else console
     try:
-        _check(
-            list(rules or []),
-            bench,
-            levels,
-            resamples,
-            seed,
-            confidence,
-            engine,
-            json_target,
-            markdown,
-            plot,
-            out,
-            ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
-            adjudications,
-            every,
-            jobs_or_default(jobs),
-            verbose,
-            html,
-        )
+        with scoring_executor(executor, scheduler):
+            _check(
+                list(rules or []),
+                bench,
+                levels,
+                resamples,
+                seed,
+                confidence,
+                engine,
+                json_target,
+                markdown,
+                plot,
+                out,
+                ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
+                adjudications,
+                every,
+                jobs_or_default(jobs),
+                verbose,
+                html,
+            )
     except KeyauditError as error:
         from .app import report_error
 
         report_error(error)
         raise SystemExit(error.exit_code) from None
+
+
+@contextlib.contextmanager
+def scoring_executor(executor: str, scheduler: str | None) -> Iterator[None]:
+    """``--executor``/``--scheduler``: score on a Dask cluster within the block, or here."""
+    if executor not in ("local", "dask"):
+        raise UsageError(f"--executor must be 'local' or 'dask', got {executor!r}")
+    if executor == "local":
+        if scheduler is not None:
+            raise UsageError("--scheduler needs --executor dask")
+        yield
+        return
+    if not scheduler:
+        raise UsageError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+    from keyaudit.engine.rule_language.batch import remote
+    from keyaudit.engine.rule_language.dask_executor import DaskExecutor
+
+    cluster = DaskExecutor(scheduler)
+    try:
+        with remote(cluster):
+            yield
+    finally:
+        cluster.close()
 
 
 def _check(
