@@ -87,3 +87,11 @@ def test_yes_no_echo_and_real_alternatives(answer: str, reason: str, gauge: Scor
 )
 def test_what_is_not_an_echo(answer: str, reason: str, gear: Scorer) -> None:
     assert gear.score(GEAR_KEY, f"ANSWER: {answer}").reason == reason
+
+
+def test_a_trailing_hedge_hedges_its_own_clause_only() -> None:
+    """Found by mutation testing (issue 28): 'Bottom, column 7 probably; yes, it changes.' was
+    rejected as 'change hedged' — the hedge on the location reached the next clause."""
+    laser = Scorer(load_rule(resolve_rule_path("laser_mirror")))
+    verdict = laser.score("yes; exits at bottom, position 7", "ANSWER: Bottom, column 7 probably; yes, it changes.")
+    assert verdict.reason == "location hedged"

@@ -541,9 +541,6 @@ def test_a_hedge_hedges_its_whole_clause() -> None:
     assert [c.hedged for c in before.all_claims()] == [True, False]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a hedge after the last claim of its clause also hedges "
-                   "the next claim's clause (hedge_waiting is left set); the docstring says it "
-                   "hedges its own clause only, as a hedge before the claim does")
 def test_a_hedge_after_its_clauses_claim_stays_in_its_clause() -> None:
     """"faster probably; direction unchanged": only the speed is hedged, as in "probably faster;
     direction unchanged" (gear_train --explain shows the direction hedged too)."""

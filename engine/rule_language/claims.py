@@ -417,6 +417,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             if hedge_in_clause and other_subject and not claim_in_clause:
                 # "(C probably too)": a hedge on an elided claim about another entity
                 hedge_waiting = False
+            if hedge_in_clause and claim_in_clause:
+                # "faster probably; direction unchanged": a hedge after its clause's claim hedged
+                # that clause (hedged_clauses), and waits for no other
+                hedge_waiting = False
             if word in OPTION_LIST_ENDS:
                 closes_group = word in (")", "]")
                 start, offered, fillers = (
