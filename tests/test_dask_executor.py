@@ -33,7 +33,7 @@ def cluster():
         n_workers=2,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",
         silence_logs=logging.CRITICAL,
     ) as local, distributed.Client(local, set_as_default=False) as client:
         yield local, client
@@ -232,3 +232,40 @@ def test_an_unreachable_scheduler_is_one_line(run_cli, monkeypatch: pytest.Monke
     assert result.code == 2
     lines = result.err.strip().splitlines()
     assert len(lines) == 1 and "tcp://127.0.0.1:9" in lines[0], result.err
+
+
+def test_when_dask_gives_up_on_a_chunk_the_run_stops_with_one_line() -> None:
+    """A real KilledWorker: a cluster that allows no failure, a worker SIGKILLed mid-chunk."""
+    import dask
+    import distributed
+
+    rule, work = _unique_work("physical_stability", 480)
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+        silence_logs=50,
+    ) as local, distributed.Client(local, set_as_default=False) as client:
+        killed: list[str] = []
+
+        def kill_one_busy_worker() -> None:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not killed:
+                for address, keys in client.processing().items():
+                    if any("score_remote" in str(key) for key in keys):
+                        pid = client.run(os.getpid, workers=[address])[address]
+                        time.sleep(0.2)
+                        os.kill(pid, signal.SIGKILL)
+                        killed.append(address)
+                        return
+                time.sleep(0.02)
+
+        killer = threading.Thread(target=kill_one_busy_worker)
+        executor = dask_executor.DaskExecutor(local.scheduler_address, client=client)
+        killer.start()
+        try:
+            with pytest.raises(batch.WorkerError) as raised, batch.remote(executor):
+                batch.score_many([Scorer(rule)], work, jobs=1)
+        finally:
+            killer.join()
+            executor.close()
+    assert killed
+    assert "\n" not in str(raised.value) and "allowed-failures" in str(raised.value)

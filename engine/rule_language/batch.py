@@ -218,6 +218,7 @@ class _Pool:
         chunks = [items[at : at + size] for at in range(0, len(items), size)]
         if self.remote is not None:
             parts = self.remote.run(self.scorers, phase, chunks)
+            self.peak_kb = max(self.peak_kb, getattr(self.remote, "peak_kb", 0))
         else:
             parts = self.processes.run(phase, chunks)
             self.peak_kb = self.processes.peak_kb

@@ -21,6 +21,10 @@ What travels is plain data, never code from the benchmark and never a pickled ru
 A worker lost mid-run (killed, out of memory) has its chunks run again on another worker by
 Dask's own scheduler; after ``distributed.scheduler.allowed-failures`` losses of one chunk the
 run stops with one line, exit 2.
+
+Not bounded here: a Dask worker runs tasks in threads, where the per-answer CPU limit (a signal
+timer, main thread only) does not apply; an answer that would hit it locally is scored to the end
+(and then gets its verdict, not "not scored").
 """
 
 from __future__ import annotations
@@ -71,6 +75,8 @@ class DaskExecutor:
                     f"--scheduler {address}: cannot reach the Dask scheduler ({reason})"
                 ) from None
         self.client = client
+        #: The largest peak RSS (KiB) a worker reported.
+        self.peak_kb = 0
         self._bundles: dict[tuple[int, ...], tuple[str, Any]] = {}
 
     def size(self) -> int:
@@ -111,6 +117,7 @@ class DaskExecutor:
             if answer[0] != "ok":
                 raise _error(*answer[1:])
             parts.append(answer[1])
+            self.peak_kb = max(self.peak_kb, answer[2])
         return parts
 
     def _bundle(self, scorers: Sequence[Scorer]) -> tuple[str, Any]:
