@@ -153,7 +153,7 @@ def check(
         typer.Option(
             "--executor",
             help="Where responses are scored: 'local' (--jobs processes here) or 'dask' (a Dask "
-            "cluster at --scheduler; needs keyaudit[dask]). The output is the same.",
+            "cluster at --scheduler; needs the 'dask' extra of keyaudit). The output is the same.",
         ),
     ] = "local",
     scheduler: Annotated[
