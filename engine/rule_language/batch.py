@@ -47,7 +47,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, ExpressionError, KeyauditError, RuleError, UsageError
+from ..errors import DataError, ExpressionError, KeyauditError, RuleError, UsageError, one_line
 from ..load.answer_line import find_answer_line
 from .answer_limits import MAX_SLOW_ANSWERS, cut_answer
 from .scoring import (
@@ -370,7 +370,7 @@ class _ProcessPool:
                 jobs,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(setup,),
+                initargs=(setup, os.path.join(self.folder, "stderr")),
             )
         except OSError as error:
             self.close()
@@ -388,19 +388,28 @@ class _ProcessPool:
         try:
             futures = [self.executor.submit(_score_chunk, phase, chunk) for chunk in chunks]
         except (BrokenProcessPool, OSError, RuntimeError):
-            raise _died() from None
+            raise self._died() from None
         parts = []
         for future in futures:
             try:
                 status, *payload = future.result()
             except BrokenProcessPool:
-                raise _died(" (killed, or out of memory)") from None
+                raise self._died() from None
             if status != "ok":
                 raise _error(*payload)
             outcomes, peak = payload
             self.peak_kb = max(self.peak_kb, peak)
             parts.append(outcomes)
         return parts
+
+    def _died(self) -> WorkerError:
+        """The error for a worker that died: its stderr's last line, if it wrote one."""
+        try:
+            with open(os.path.join(self.folder, "stderr"), "rb") as errors:
+                lines = errors.read().decode("utf-8", "replace").strip().splitlines()
+        except OSError:
+            lines = []
+        return _died(f": {one_line(lines[-1])[:300]}" if lines else " (killed, or out of memory)")
 
     def close(self) -> None:
         import multiprocessing.spawn as spawn
@@ -425,12 +434,18 @@ def _error(kind: str, message: str) -> KeyauditError:
 _WORKER: dict[str, Any] = {}
 
 
-def _start_worker(setup: tuple[list[str], list[int]]) -> None:
-    """A worker's initializer: watch the parent, leave Ctrl-C to it, load the rules."""
+def _start_worker(setup: tuple[list[str], list[int]], errors: str) -> None:
+    """A worker's initializer: watch the parent, leave Ctrl-C to it, write its stderr into the
+    pool's private file ``errors`` (quoted if it dies; never onto the user's terminal), load the
+    rules."""
     import signal
 
     _exit_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        fd = os.open(errors, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.dup2(fd, 2)
+        os.close(fd)
     paths, start = setup
     try:
         from .rule import load_rule
