@@ -79,10 +79,10 @@ def _load_example_once(bench, monkeypatch):
     """The commands load the example from disk each time; give them the module's copy."""
     real = load_benchmark
 
-    def load(root, *, with_responses=True, responses=None, epochs="first"):
+    def load(root, *, with_responses=True, responses=None, epochs="first", **options):
         if Path(root) == EXAMPLE and responses is None and epochs == "first":
             return bench
-        return real(root, with_responses=with_responses, responses=responses, epochs=epochs)
+        return real(root, with_responses=with_responses, responses=responses, epochs=epochs, **options)
 
     monkeypatch.setattr("keyaudit.cli.common.load_benchmark", load)
 
