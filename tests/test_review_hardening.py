@@ -185,13 +185,22 @@ def _labelled(rows: list[dict]) -> list[dict]:
     return [dict(r, accept=r["verdict"] == "accept") for r in rows]
 
 
+def _sampled(rows: list[dict]) -> list[dict]:
+    """The random-sample rows only (the queue also lists every uncertain verdict first)."""
+    return [r for r in rows if r["selected"] == "sample"]
+
+
 def test_each_sample_row_records_the_draw(run_cli, hostile, tmp_path: Path) -> None:
     bench, rule = hostile
     rows = _review(run_cli, bench, rule, tmp_path / "q.jsonl", "--sample", "5", "--seed", "3")
     sample = [r for r in rows if r["selected"] == "sample"]
     assert len(sample) == 5 and all(r["draw"] == sample[0]["draw"] for r in sample)
     draw = sample[0]["draw"]
-    assert (draw["seed"], draw["sample"], draw["population"]) == (3, 5, len(MODELS) * len(KEYS))
+    uncertain = sum(r["selected"] == "uncertain" for r in rows)
+    # the population is every certain verdict: all the benchmark's verdicts less the uncertain rows
+    assert (draw["seed"], draw["sample"], draw["population"]) == (
+        3, 5, len(MODELS) * len(KEYS) - uncertain,
+    )
     assert draw["cells"] == [["dom", 5]] and len(draw["sha256"]) == 64
     labels = _write(tmp_path / "l.jsonl", _labelled(rows))
     report = tmp_path / "audit.json"
@@ -207,8 +216,10 @@ def test_a_row_falsely_marked_sample_is_refused(run_cli, hostile, tmp_path: Path
     drawn = _review(run_cli, bench, rule, tmp_path / "a.jsonl", "--sample", "5")
     other = _review(run_cli, bench, rule, tmp_path / "b.jsonl", "--sample", "5", "--seed", "1")
     seen = {(r["model"], r["id"]) for r in drawn}
-    extra = next(r for r in other if (r["model"], r["id"]) not in seen)
-    forged = _labelled(drawn) + _labelled([dict(extra, draw=drawn[0]["draw"])])
+    extra = next(
+        r for r in other if r["selected"] == "sample" and (r["model"], r["id"]) not in seen
+    )
+    forged = _labelled(drawn) + _labelled([dict(extra, draw=_sampled(drawn)[0]["draw"])])
     result = _check(run_cli, bench, rule, _write(tmp_path / "forged.jsonl", forged))
     assert result.code == 2, result.out
     assert f"forged.jsonl:{len(forged)}: marked 'selected: sample' but not drawn" in result.err
@@ -227,7 +238,7 @@ def test_a_sample_row_without_its_draw_is_refused(
     run_cli, hostile, tmp_path: Path, change: dict, message: str
 ) -> None:
     bench, rule = hostile
-    rows = _labelled(_review(run_cli, bench, rule, tmp_path / "q.jsonl", "--sample", "3"))
+    rows = _sampled(_labelled(_review(run_cli, bench, rule, tmp_path / "q.jsonl", "--sample", "3")))
     rows[0] = dict(rows[0], **change)
     result = _check(run_cli, bench, rule, _write(tmp_path / "bad.jsonl", rows))
     assert result.code == 2 and "bad.jsonl" + message in result.err, result.err
@@ -235,7 +246,7 @@ def test_a_sample_row_without_its_draw_is_refused(
 
 def test_a_draw_that_does_not_fit_the_verdicts_is_refused(run_cli, hostile, tmp_path: Path) -> None:
     bench, rule = hostile
-    rows = _labelled(_review(run_cli, bench, rule, tmp_path / "q.jsonl", "--sample", "3"))
+    rows = _sampled(_labelled(_review(run_cli, bench, rule, tmp_path / "q.jsonl", "--sample", "3")))
     for changed in ({"population": 48}, {"sha256": "0" * 64}):
         draw = dict(rows[0]["draw"], **changed)
         edited = [dict(r, draw=draw) for r in rows]
@@ -251,7 +262,7 @@ def test_a_cleared_selected_applies_the_label_without_an_error_rate(
     run_cli, hostile, tmp_path: Path
 ) -> None:
     bench, rule = hostile
-    rows = _labelled(_review(run_cli, bench, rule, tmp_path / "q.jsonl", "--sample", "3"))
+    rows = _sampled(_labelled(_review(run_cli, bench, rule, tmp_path / "q.jsonl", "--sample", "3")))
     cleared = [dict(r, selected="", draw=None) for r in rows]
     report = tmp_path / "audit.json"
     result = _check(run_cli, bench, rule, _write(tmp_path / "l.jsonl", cleared), "--json", str(report))
