@@ -65,13 +65,25 @@ MAX_RESAMPLES = 1_000_000
 MAX_SEED = 2**64 - 1
 
 
+#: The lower "level" of a one-level ``--levels L``: below every real level (ids give levels >= 0).
+NO_LEVEL = -1
+
+
 def parse_levels(text: str) -> tuple[int, int]:
-    """``"4,5"`` → ``(4, 5)``: the lower and the higher level compared."""
+    """``"4,5"`` → ``(4, 5)``: the lower and the higher level compared; ``"5"`` →
+    ``(NO_LEVEL, 5)``: one level, no difference of levels (the reports give before → after only)."""
     parts = [p.strip() for p in text.split(",")]
     try:
-        lo, hi = (int(p) for p in parts)
+        values = [int(p) for p in parts]
     except ValueError:
-        raise UsageError(f"--levels must be two integers like 4,5, got {text!r}") from None
+        raise UsageError(f"--levels must be one level or two, like 5 or 4,5, got {text!r}") from None
+    if len(values) == 1:
+        # one level: compared with NO_LEVEL, which no cell has, so no domain is paired and the
+        # reports give before -> after only (engine/reports/markdown_report.no_level_pairs)
+        return NO_LEVEL, values[0]
+    if len(values) != 2:
+        raise UsageError(f"--levels must be one level or two, like 5 or 4,5, got {text!r}")
+    lo, hi = values
     if lo == hi:
         raise UsageError(f"--levels must name two different levels, got {text!r}")
     return lo, hi
@@ -84,7 +96,11 @@ def check(
     ] = None,
     bench: BenchOption = None,
     levels: Annotated[
-        str, typer.Option("--levels", help="The two levels compared, lower first: LO,HI.")
+        str,
+        typer.Option(
+            "--levels",
+            help="The two levels compared, lower first: LO,HI; or one level (no difference of levels).",
+        ),
     ] = "4,5",
     resamples: Annotated[
         int,

@@ -445,7 +445,7 @@ def test_failing_keys_check_lists_the_keys(small_bench: Path, tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--levels", "5"], "--levels"),
+        (["--levels", "4,5,6"], "--levels"),
         (["--levels", "4,4"], "--levels"),
         (["--confidence", "1.5"], "--confidence"),
         (["--engine", "gpu"], "--engine"),

@@ -194,3 +194,17 @@ def test_a_one_level_benchmark_end_to_end(tmp_path, run_cli) -> None:
     board = {row["model"]: row for row in data["leaderboard"]}
     order_after = sorted(board, key=lambda m: -sum(ruled[m]))
     assert [board[m]["rank_after"] for m in order_after] == [1, 2]
+
+
+def test_levels_takes_one_level(tmp_path, run_cli) -> None:
+    """`--levels 5` (issue 24: it was refused): before -> after only, no difference of levels,
+    and no made-up lower level is shown."""
+    markdown = tmp_path / "one.md"
+    result = run_cli("check", "physical_stability", "--levels", "5", "--resamples", "100", "--markdown", str(markdown))
+    assert result.code == 0, result.err
+    text = markdown.read_text(encoding="utf-8")
+    assert "One level was chosen (`--levels 5`)" in text and "One level was chosen" in result.out
+    assert "L-1" not in text and "L-1" not in result.out and "L5−L4" not in text
+    assert "Before → after: every ruled cell and the leaderboard" in text
+    bad = run_cli("check", "physical_stability", "--levels", "3,4,5")
+    assert bad.code == 2 and "one level or two" in bad.err

@@ -505,11 +505,13 @@ def no_level_pairs(audit: Audit) -> str | None:
     """The sentence that replaces the L-difference analysis where no model has a domain at both
     of the compared levels (a one-level benchmark), else None: such a benchmark gets no table of
     dashes and no sentence about levels it does not have."""
-    if not audit.aggregates or any(a.n_paired for a in audit.aggregates):
-        return None
     lo, hi = audit.settings.levels
+    if not audit.aggregates or (lo >= 0 and any(a.n_paired for a in audit.aggregates)):
+        return None
     levels = audit.scope.levels
-    if len(levels) <= 1:
+    if lo < 0:  # --levels L: one level chosen
+        where = f"One level was chosen (`--levels {hi}`)"
+    elif len(levels) <= 1:
         where = f"This benchmark has one level ({', '.join(f'L{v}' for v in levels) or 'none'})"
     else:
         where = f"No domain has items at both L{lo} and L{hi} (`--levels` chooses the two compared)"

@@ -41,7 +41,8 @@ def forest_plot(audit: Audit, path: str | Path) -> Path:
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    if not any(a.n_paired for a in audit.aggregates) and audit.design is not None:
+    lo, hi = audit.settings.levels
+    if (lo < 0 or not any(a.n_paired for a in audit.aggregates)) and audit.design is not None:
         return _before_after_plot(audit, path, matplotlib, plt)
     lo, hi = audit.settings.levels
     conf = f"{100 * audit.settings.confidence:g}%"
