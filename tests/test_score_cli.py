@@ -111,7 +111,7 @@ def test_usage_errors_exit_2(run_cli) -> None:
     result = run_cli("score", "physical_stability")
     assert result.code == 2 and "Missing option '--cases'" in result.err
     result = run_cli("check", "physical_stability", "--levels", "x")
-    assert result.code == 2 and "--levels must be two integers" in result.err
+    assert result.code == 2 and "--levels must be one level or two" in result.err
 
 
 def test_console_script_flushes_everything_and_keeps_exit_codes(tmp_path: Path) -> None:

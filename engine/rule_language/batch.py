@@ -387,7 +387,9 @@ class _ProcessPool:
 
         try:
             futures = [self.executor.submit(_score_chunk, phase, chunk) for chunk in chunks]
-        except (BrokenProcessPool, OSError, RuntimeError):
+        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+            # ValueError: multiprocessing's spawn can fail with "bad value(s) in fds_to_keep"
+            # when a worker it started died at once and its pipes were closed under it
             raise self._died() from None
         parts = []
         for future in futures:
