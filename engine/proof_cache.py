@@ -7,8 +7,9 @@ changed since the last run (issue 24). A proof depends only on
 * the rule's files — its ``.toml``, its grammars and every grammar they import
   (:func:`~keyaudit.engine.stats.rule_version.rule_version`, the hash a validation card records);
 * the keys of its cells, in order;
-* the code that scores: keyaudit's version and a hash of the rule language's own source files
-  (so a development checkout whose engine changed never reads a stale proof), Lark's version and
+* the code that scores: :func:`~keyaudit.engine.rule_language.fingerprint.engine_fingerprint`
+  (keyaudit's version and a hash of the rule language's source and bundled grammars, so a
+  development checkout whose engine changed never reads a stale proof), Lark's version and
   Python's;
 
 so an entry is keyed by a SHA-256 of all of these and lives in the private cache folder
@@ -20,19 +21,17 @@ and by shape before use; anything odd is a miss and the rule is proved again.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import marshal
 import sys
 from collections.abc import Sequence
-from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import lark
 
 from .load.safe_io import PrivateDir, seal, unseal
 from .reports.findings import CellKeysCheck, ExampleRun, KeysCheckFailure
+from .rule_language.fingerprint import engine_fingerprint
 from .rule_language.rule import Rule
 from .stats.rule_version import rule_version
 
@@ -49,23 +48,10 @@ _SUFFIX = ".proof"
 Proved = tuple[tuple[ExampleRun, ...], tuple[CellKeysCheck, ...], tuple[dict[str, Any], ...]]
 
 
-@functools.lru_cache(maxsize=1)
-def _engine_fingerprint() -> str:
-    """keyaudit's version and a hash of the rule language's source: what decides a verdict."""
-    try:
-        version = metadata.version("keyaudit")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    digest = hashlib.sha256(f"{version}\0{lark.__version__}\0{sys.version_info[:2]}".encode())
-    folder = Path(__file__).resolve().parent / "rule_language"
-    for path in sorted(folder.glob("*.py")):
-        digest.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
 def proof_key(rule: Rule, cells: Sequence[tuple[str, int, Sequence[str]]]) -> str:
     """The content key of ``rule``'s proof on these cells' keys ((domain, level, keys) each)."""
-    digest = hashlib.sha256(f"{FORMAT}\0{_engine_fingerprint()}\0{rule_version(rule)}".encode())
+    engine = f"{engine_fingerprint()}\0{lark.__version__}\0{sys.version_info[:2]}"
+    digest = hashlib.sha256(f"{FORMAT}\0{engine}\0{rule_version(rule)}".encode())
     for domain, level, keys in cells:
         digest.update(f"\0{domain}\0{level}\0{len(keys)}\0".encode("utf-8", "surrogatepass"))
         for key in keys:

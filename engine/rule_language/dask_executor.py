@@ -35,12 +35,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import KeyauditError, UsageError
 from .batch import WorkerError, _describe, _error, _peak_kb, _score_items, plain_outcomes
+from .fingerprint import engine_fingerprint
 from .scoring import Scorer
 
 #: Grammar files shipped per folder at most, and bytes per rule bundle at most.
@@ -194,25 +194,8 @@ def bundle_digest(bundle: dict) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-@lru_cache(maxsize=1)
-def fingerprint() -> str:
-    """This keyaudit: its version, its rule-language code and its bundled grammars. A worker
-    with another keyaudit could give other verdicts: it refuses the work."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from .grammar import bundled_grammar_dir
-
-    try:
-        release = version("keyaudit")
-    except PackageNotFoundError:
-        release = "unknown"
-    digest = hashlib.sha256(release.encode())
-    here = Path(__file__).resolve().parent
-    files = sorted(here.glob("*.py")) + sorted(bundled_grammar_dir().glob("*.lark"))
-    files.append(here.parent / "load" / "answer_line.py")
-    for file in files:
-        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
-    return f"{release}/{digest.hexdigest()[:16]}"
+#: This keyaudit, as a worker must match it (it could give other verdicts otherwise).
+fingerprint = engine_fingerprint
 
 
 # ---- on a worker ---------------------------------------------------------------------------------

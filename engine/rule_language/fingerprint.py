@@ -1,0 +1,32 @@
+"""What decides a verdict, as one fingerprint: keyaudit's version, the rule language's code,
+the bundled grammars and the answer-line finder. Two processes with the same fingerprint give
+the same verdict on the same rule files, key and answer: a Dask worker refuses work from a run
+with another one, and the proof cache keys its entries by it."""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["engine_fingerprint"]
+
+
+@lru_cache(maxsize=1)
+def engine_fingerprint() -> str:
+    """``<version>/<16 hex digits>`` of this keyaudit (see the module docstring)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .grammar import bundled_grammar_dir
+
+    try:
+        release = version("keyaudit")
+    except PackageNotFoundError:
+        release = "unknown"
+    digest = hashlib.sha256(release.encode())
+    here = Path(__file__).resolve().parent
+    files = sorted(here.glob("*.py")) + sorted(bundled_grammar_dir().glob("*.lark"))
+    files.append(here.parent / "load" / "answer_line.py")
+    for file in files:
+        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return f"{release}/{digest.hexdigest()[:16]}"
