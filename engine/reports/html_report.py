@@ -16,13 +16,13 @@ time- or machine-dependent is written, and every list is in a fixed order.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from .findings import Audit
 from .formatting import pct, pp
+from .review_page import escape_text, script_json
 
 __all__ = ["audit_items", "html_report"]
 
@@ -65,15 +65,6 @@ def audit_items(
                 }
             )
     return items
-
-
-def _script_json(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def _number(value: float | None) -> float | None:
@@ -145,11 +136,11 @@ def _forest_svg(audit: Audit) -> str:
     for row, j in enumerate(rows):
         y = top + step * row + 10
         change = d.overall_change[j]
-        out.append(f'<text x="{left - 8}" y="{y + 4}" font-size="12" text-anchor="end">{_escape(d.models[j])}</text>')
+        out.append(f'<text x="{left - 8}" y="{y + 4}" font-size="12" text-anchor="end">{escape_text(d.models[j])}</text>')
         if not math.isnan(change.low):
             out.append(f'<line x1="{x(change.low)}" y1="{y}" x2="{x(change.high)}" y2="{y}" stroke="#0969da" stroke-width="2"/>')
         out.append(f'<circle cx="{x(change.estimate)}" cy="{y}" r="4" fill="#0969da"><title>'
-                   f'{_escape(d.models[j])}: {pp(change.estimate)}</title></circle>')
+                   f'{escape_text(d.models[j])}: {pp(change.estimate)}</title></circle>')
     for tick in (lo, 0.0, hi):
         out.append(f'<text x="{x(tick)}" y="{height - 8}" font-size="11" text-anchor="middle">{pp(tick)}</text>')
     out.append("</svg>")
@@ -160,9 +151,9 @@ def html_report(audit: Audit, items: list[dict[str, Any]]) -> str:
     """The page (see the module docstring)."""
     title = f"keyaudit audit: {audit.scope.benchmark}"
     return (
-        _PAGE.replace("{{TITLE}}", _escape(title))
+        _PAGE.replace("{{TITLE}}", escape_text(title))
         .replace("{{SVG}}", _forest_svg(audit))
-        .replace("{{DATA}}", _script_json(_page_data(audit, items)))
+        .replace("{{DATA}}", script_json(_page_data(audit, items), sort_keys=True))
     )
 
 

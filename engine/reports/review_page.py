@@ -24,12 +24,13 @@ from typing import Any
 
 from .review_file import review_jsonl
 
-__all__ = ["review_html"]
+__all__ = ["escape_text", "review_html", "script_json"]
 
 
-def _script_json(value: Any) -> str:
-    """JSON safe inside a <script> element: no '<', '>' or '&' can end it or start a tag."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=False)
+def script_json(value: Any, sort_keys: bool = False) -> str:
+    """JSON safe inside a <script> element: no '<', '>' or '&' can end it or start a tag.
+    Shared by every page keyaudit writes (this one and the audit page)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
@@ -38,11 +39,12 @@ def review_html(rows: Sequence[Any], title: str = "keyaudit review") -> str:
     jsonl = review_jsonl(rows)
     records = [json.loads(line) for line in jsonl.splitlines()]
     digest = hashlib.sha256(jsonl.encode("utf-8")).hexdigest()[:16]
-    data = _script_json({"records": records, "queue": digest})
-    return _PAGE.replace("{{TITLE}}", _escape_text(title)).replace("{{DATA}}", data)
+    data = script_json({"records": records, "queue": digest})
+    return _PAGE.replace("{{TITLE}}", escape_text(title)).replace("{{DATA}}", data)
 
 
-def _escape_text(text: str) -> str:
+def escape_text(text: str) -> str:
+    """Text for an HTML element or attribute."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 

@@ -187,16 +187,13 @@ _PART_COMPARE = {
 }
 
 
-def _compound_wrong(c: Component) -> str:
-    return f"{c.name} == {c.key}"  # not used as a step: each part has its own (see expand)
-
-
 @dataclass(frozen=True)
 class Kind:
     """A component kind: how it reads its values and compares the one value with the key's."""
 
     values: Callable[[Component], str]
-    wrong: Callable[[Component], str]
+    #: The check of the "wrong" step (None: a compound, whose parts each have their own).
+    wrong: Callable[[Component], str] | None
     #: Default explanations of each standard reason ({name} is the component's name).
     explain: dict[str, str]
     #: The check of the "reversed" step, for ordered kinds (None: the kind has no such step).
@@ -213,7 +210,7 @@ KINDS: dict[str, Kind] = {
     "number": Kind(_number_values, _number_wrong, _EXPLAIN),
     "letter": Kind(_letter_values, _letter_wrong, _EXPLAIN),
     "angle": Kind(_angle_values, _angle_wrong, _EXPLAIN),
-    "compound": Kind(_compound_values, _compound_wrong, _EXPLAIN),
+    "compound": Kind(_compound_values, None, _EXPLAIN),
     "pair": Kind(
         _pair_values, _pair_wrong,
         _EXPLAIN | {"reversed": "The {name} is named in the wrong order."}, _pair_reversed,
@@ -241,10 +238,8 @@ def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[st
             else {"own": f"not claims.{c.claim}.hedged", "answer": "not claims.hedged"}.get(c.hedge),
             "conflict": f"len({c.plural}) == 1",
             "reversed": kind.reversed(c) if kind.reversed else None,
-            "wrong": kind.wrong(c),
+            "wrong": kind.wrong(c) if kind.wrong else None,  # a compound: one per part, below
         }
-        if c.kind == "compound":  # one "wrong" step per part, by the part's kind
-            checks["wrong"] = None
         for step in STEPS:
             if checks[step] is None:
                 continue
