@@ -73,11 +73,7 @@ def forest_plot(audit: Audit, path: str | Path) -> Path:
         ax.set_yticklabels([a.model for a in reversed(aggs)])
         ax.set_xlabel(f"Adjusted L{hi}−L{lo} (percentage points), {conf} bootstrap CI")
         ax.set_title(f"{audit.scope.benchmark}: L{hi}−L{lo} before and after")
-        ax.legend(loc="best", frameon=False)
-        fig.tight_layout()
-        metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
-        with matplotlib.rc_context({"svg.hashsalt": "keyaudit"}):
-            fig.savefig(path, metadata=metadata)
+        _save(fig, ax, path, matplotlib)
     finally:
         plt.close(fig)
     return path
@@ -103,11 +99,16 @@ def _before_after_plot(audit: Audit, path: Path, matplotlib, plt) -> Path:
         ax.set_yticklabels([design.models[j] for j in reversed(order)])
         ax.set_xlabel(f"Overall adjusted score (percent); the line: before + the change's {conf} interval")
         ax.set_title(f"{audit.scope.benchmark}: before and after")
-        ax.legend(loc="best", frameon=False)
-        fig.tight_layout()
-        metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
-        with matplotlib.rc_context({"svg.hashsalt": "keyaudit"}):
-            fig.savefig(path, metadata=metadata)
+        _save(fig, ax, path, matplotlib)
     finally:
         plt.close(fig)
     return path
+
+
+def _save(fig, ax, path: Path, matplotlib) -> None:
+    """Legend, layout and a reproducible file: SVG without a date and with a fixed hash salt."""
+    ax.legend(loc="best", frameon=False)
+    fig.tight_layout()
+    metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
+    with matplotlib.rc_context({"svg.hashsalt": "keyaudit"}):
+        fig.savefig(path, metadata=metadata)
