@@ -57,8 +57,8 @@ t0 = T()
 from keyaudit.engine.audit import Settings, prove_rules, run_audit
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import example_benchmark_dir
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 from rich.console import Console
 from keyaudit.cli.check import render_audit, render_rules
 t1 = T()

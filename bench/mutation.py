@@ -1,7 +1,7 @@
 """Mutation testing of one module against the tests that cover it, on keyaudit's own layout.
 
     python bench/mutation.py engine/stats/wilson.py
-    python bench/mutation.py engine/rule_language/claims.py --sample 120 --seed 28
+    python bench/mutation.py engine/rule_language/reading/claims.py --sample 120 --seed 28
     python bench/mutation.py engine/load/strict.py --tests tests/test_strict.py
     python bench/mutation.py engine/stats/wilson.py --list        # the mutants, nothing run
 
@@ -72,7 +72,7 @@ COVERING: dict[str, list[str]] = {
     "engine/stats/baselines.py": [
         "tests/test_mutation_gaps_stats.py", "tests/test_baseline_groups.py",
     ],
-    "engine/rule_language/claims.py": [
+    "engine/rule_language/reading/claims.py": [
         "tests/test_mutation_gaps_claims.py", "tests/test_claim_layer.py",
         "tests/test_rule_physical_stability.py",
     ],

@@ -24,7 +24,7 @@ CASES = {
 
 
 def _ours(text: str):
-    from keyaudit.engine.rule_language.expr_functions import _number
+    from keyaudit.engine.rule_language.expressions.functions import _number
 
     return _number(text)
 

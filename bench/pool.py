@@ -13,7 +13,7 @@ hand-written, ...), best and median per side:
   (the pool's start included), its verdicts checked equal between the pools.
 
 ``KEYAUDIT_POOL=standard`` selected the standard pool while both existed in
-``engine/rule_language/batch.py`` (the measurement that decided which one ships, on top of commit
+``engine/rule_language/scoring/batch.py`` (the measurement that decided which one ships, on top of commit
 0db950d); the hand-written pool was removed after it, so a run now times the standard pool on
 both sides. Results: ``bench/results/pool.md``.
 """
@@ -38,9 +38,9 @@ HEAVY = r"""
 import hashlib, pickle, sys, time
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language import batch
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.scoring import batch
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 benchmark = load_benchmark(example_benchmark_dir())
 rules = [load_rule(resolve_rule_path(n)) for n in bundled_rule_names()]

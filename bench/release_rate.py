@@ -19,8 +19,8 @@ import time
 
 try:
     from keyaudit.engine.load.locate import resolve_rule_path
-    from keyaudit.engine.rule_language.rule import load_rule
-    from keyaudit.engine.rule_language.scoring import Scorer
+    from keyaudit.engine.rule_language.rules.rule import load_rule
+    from keyaudit.engine.rule_language.scoring.scorer import Scorer
 except ImportError:  # a release before the stage rooms
     from keyaudit.engine.locate import resolve_rule_path  # type: ignore[no-redef]
     from keyaudit.engine.rule import load_rule  # type: ignore[no-redef]

@@ -47,9 +47,9 @@ from lark import Lark
 from keyaudit.engine.load.answer_line import find_answer_line
 from keyaudit.engine.load.benchmark import Benchmark, load_benchmark
 from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.grammar import _import_loader, read_grammar_text
-from keyaudit.engine.rule_language.rule import Rule, load_rule
-from keyaudit.engine.rule_language.scoring import Scorer, clean_answer
+from keyaudit.engine.rule_language.reading.grammar import _import_loader, read_grammar_text
+from keyaudit.engine.rule_language.rules.rule import Rule, load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer, clean_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results" / "scoring.md"

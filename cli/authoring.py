@@ -1,6 +1,6 @@
 """``keyaudit new-rule`` (scaffold a rule from a cell's keys) and ``keyaudit test-rule``.
 
-Thin: each command calls one engine function (:mod:`keyaudit.engine.rule_language.scaffold`) and renders it.
+Thin: each command calls one engine function (:mod:`keyaudit.engine.rule_language.authoring.scaffold`) and renders it.
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.casefile import read_cases
 from keyaudit.engine.load.locate import resolve_rule_path
 from keyaudit.engine.reports.formatting import pct
-from keyaudit.engine.rule_language.agreement import Agreement, measure_agreement
-from keyaudit.engine.rule_language.grammar_notes import shift_reduce_notes
-from keyaudit.engine.rule_language.keystructure import require_cell
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scaffold import CellTest, check_domain, scaffold_rule
-from keyaudit.engine.rule_language.scaffold import test_rule as run_rule_test
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.authoring.agreement import Agreement, measure_agreement
+from keyaudit.engine.rule_language.authoring.grammar_notes import shift_reduce_notes
+from keyaudit.engine.rule_language.authoring.keystructure import require_cell
+from keyaudit.engine.rule_language.authoring.scaffold import CellTest, check_domain, scaffold_rule
+from keyaudit.engine.rule_language.authoring.scaffold import test_rule as run_rule_test
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 from .common import BenchOption, bench_dir, check_output, console, protected_paths, styled
 

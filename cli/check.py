@@ -222,8 +222,8 @@ def scoring_executor(executor: str, scheduler: str | None) -> Iterator[None]:
         return
     if not scheduler:
         raise UsageError("--executor dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
-    from keyaudit.engine.rule_language.batch import remote
-    from keyaudit.engine.rule_language.dask_executor import DaskExecutor
+    from keyaudit.engine.rule_language.scoring.batch import remote
+    from keyaudit.engine.rule_language.scoring.dask_executor import DaskExecutor
 
     cluster = DaskExecutor(scheduler)
     try:
@@ -257,8 +257,8 @@ def _check(
     from keyaudit.engine.load.locate import resolve_rule_path
     from keyaudit.engine.profiling import mark
     from keyaudit.engine.reports.json_report import audit_to_json, dumps, proofs_to_json
-    from keyaudit.engine.rule_language.rule import load_rule
-    from keyaudit.engine.rule_language.scoring import Scorer
+    from keyaudit.engine.rule_language.rules.rule import load_rule
+    from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
     settings = Settings(
         parse_levels(levels), resamples, seed, confidence, engine, epochs=options.epochs
@@ -371,7 +371,7 @@ def bundled_rules_for(benchmark, given) -> list:
     """The bundled rules that cover a cell the benchmark has, less those already given (by name or
     by a covered cell: one rule per cell)."""
     from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
-    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.rules.rule import load_rule
 
     cells = set(benchmark.cells())
     taken = {(c.domain, c.level) for r in given for c in r.cells}

@@ -108,7 +108,7 @@ JobsOption = Annotated[
 
 def jobs_or_default(jobs: int | None) -> int:
     """``--jobs`` as given, else the cores this process may run on."""
-    from keyaudit.engine.rule_language.batch import default_jobs
+    from keyaudit.engine.rule_language.scoring.batch import default_jobs
 
     return default_jobs() if jobs is None else jobs
 

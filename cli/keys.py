@@ -16,12 +16,12 @@ from keyaudit.engine.flag import flag_cells
 from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
 from keyaudit.engine.reports.findings import FlagRow
 from keyaudit.engine.reports.formatting import pct, slot_values_text
-from keyaudit.engine.rule_language.keystructure import (
+from keyaudit.engine.rule_language.authoring.keystructure import (
     CellStructure,
     TemplateStat,
     benchmark_structure,
 )
-from keyaudit.engine.rule_language.rule import Rule, load_rule
+from keyaudit.engine.rule_language.rules.rule import Rule, load_rule
 
 from .common import (
     BenchOption,

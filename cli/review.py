@@ -87,7 +87,7 @@ def _review(
     from keyaudit.engine.load.locate import resolve_rule_path
     from keyaudit.engine.reports.review_file import review_csv, review_jsonl
     from keyaudit.engine.review import review_queue
-    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.rules.rule import load_rule
 
     if out is None and html is None:
         raise UsageError("give --out FILE.jsonl|FILE.csv, --html FILE.html, or both")

@@ -12,8 +12,8 @@ import typer
 
 from keyaudit.engine.load.casefile import read_cases
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 
 def score(

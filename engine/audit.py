@@ -62,11 +62,11 @@ from .reports.findings import (
     format_value,
 )
 from .review import match_adjudications, summarize_adjudications
-from .rule_language.batch import judge_many, score_many
-from .rule_language.keystructure import CellStructure, cell_structure
-from .rule_language.rule import Rule
-from .rule_language.rulecheck import KeysCheckPlan, plan_keys_check, run_examples
-from .rule_language.scoring import Scorer, jsonable
+from .rule_language.authoring.keystructure import CellStructure, cell_structure
+from .rule_language.authoring.rulecheck import KeysCheckPlan, plan_keys_check, run_examples
+from .rule_language.rules.rule import Rule
+from .rule_language.scoring.batch import judge_many, score_many
+from .rule_language.scoring.scorer import Scorer, jsonable
 from .stats.aggregate import OutcomeColumns, cell_table, summarize
 from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
 from .stats.corrected import CorrectionInputs
@@ -270,7 +270,7 @@ def run_audit(
 ) -> Audit:
     """Compute the whole audit. ``progress(done, total)`` follows the two bootstrap runs.
 
-    ``jobs`` is how many processes score the responses (:func:`~.rule_language.batch.score_many`;
+    ``jobs`` is how many processes score the responses (:func:`~.rule_language.scoring.batch.score_many`;
     1: this one). The audit is the same for any ``jobs``.
     """
 
@@ -378,7 +378,7 @@ def _score_responses(
     samples of an item averaged (see the module docstring), the verdicts by (model, id, epoch)
     with adjudicated labels applied (a label is certain), and the rule's own verdicts.
 
-    The rule verdicts come from :func:`~.rule_language.batch.score_many`: each distinct (rule,
+    The rule verdicts come from :func:`~.rule_language.scoring.batch.score_many`: each distinct (rule,
     key, cleaned answer line) is scored once, in ``jobs`` processes when that pays.
 
     ``split``, when given, receives the after outcomes split for the extraction-error correction

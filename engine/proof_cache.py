@@ -7,7 +7,7 @@ changed since the last run (issue 24). A proof depends only on
 * the rule's files — its ``.toml``, its grammars and every grammar they import
   (:func:`~keyaudit.engine.stats.rule_version.rule_version`, the hash a validation card records);
 * the keys of its cells, in order;
-* the code that scores: :func:`~keyaudit.engine.rule_language.fingerprint.engine_fingerprint`
+* the code that scores: :func:`~keyaudit.engine.rule_language.scoring.fingerprint.engine_fingerprint`
   (keyaudit's version and a hash of the rule language's source and bundled grammars, so a
   development checkout whose engine changed never reads a stale proof), Lark's version and
   Python's;
@@ -31,8 +31,8 @@ import lark
 
 from .load.safe_io import PrivateDir, seal, unseal
 from .reports.findings import CellKeysCheck, ExampleRun, KeysCheckFailure
-from .rule_language.fingerprint import engine_fingerprint
-from .rule_language.rule import Rule
+from .rule_language.rules.rule import Rule
+from .rule_language.scoring.fingerprint import engine_fingerprint
 from .stats.rule_version import rule_version
 
 __all__ = ["Proved", "proof_key", "read_proof", "write_proof"]

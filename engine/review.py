@@ -1,7 +1,7 @@
 """The review queue and adjudications: the verdicts a person should check, and their labels.
 
 ``keyaudit review`` scores every response of the ruled cells and writes, for a person to label,
-every *uncertain* verdict (see :mod:`~keyaudit.engine.rule_language.certainty`) and a seeded
+every *uncertain* verdict (see :mod:`~keyaudit.engine.rule_language.reading.certainty`) and a seeded
 random sample of *certain* ones — the sample is what estimates the rule's error rate where it
 claims to be sure. ``check --adjudications`` reads the labelled file back (:mod:`.load.adjudications`),
 checks every row still names a response with the same key and answer line, and lets the labels
@@ -27,9 +27,9 @@ from .errors import DataError, located
 from .load.adjudications import Adjudication, Draw
 from .load.answer_line import find_answer_line
 from .load.benchmark import Benchmark, Response
-from .rule_language.batch import score_many
-from .rule_language.rule import Rule
-from .rule_language.scoring import Scorer, Verdict, jsonable
+from .rule_language.rules.rule import Rule
+from .rule_language.scoring.batch import score_many
+from .rule_language.scoring.scorer import Scorer, Verdict, jsonable
 from .stats.wilson import wilson_interval
 
 
@@ -126,7 +126,7 @@ def review_queue(
 ) -> list[ReviewRow]:
     """Every uncertain verdict of the ruled cells, then ``sample`` certain ones drawn with
     ``seed`` (the same inputs and seed give the same file, for any ``jobs``: the processes that
-    score, see :func:`~.rule_language.batch.score_many`)."""
+    score, see :func:`~.rule_language.scoring.batch.score_many`)."""
     if sample < 0:
         raise DataError("--sample must be 0 or more")
     scorers = list(scorers) if scorers is not None else [Scorer(rule) for rule in rules]

@@ -7,10 +7,10 @@ import time
 import pytest
 
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.asides import move_asides
-from keyaudit.engine.rule_language.expr_functions import _number
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.expressions.functions import _number
+from keyaudit.engine.rule_language.reading.asides import move_asides
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,10 @@ from conftest import requires_rule
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import bundled_rules_dir, example_benchmark_dir
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.rulecheck import keys_check, run_examples
-from keyaudit.engine.rule_language.scaffold import scaffold_rule, split_template
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.authoring.rulecheck import keys_check, run_examples
+from keyaudit.engine.rule_language.authoring.scaffold import scaffold_rule, split_template
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 from keyaudit.engine.stats.baselines import _key_groups, rule_baseline
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 DATA = Path(__file__).parent / "data" / "phrasings"
 #: blind12 (tune/holdout split) and blind13 (written after the answer components existed, sealed

@@ -16,9 +16,9 @@ from conftest import requires_rule
 
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.rulecheck import keys_check, run_examples
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.authoring.rulecheck import keys_check, run_examples
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 
 @cache

@@ -23,8 +23,8 @@ from keyaudit.engine.errors import UsageError
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
 from keyaudit.engine.reports.json_report import audit_to_json, dumps
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 from keyaudit.engine.stats.baselines import rule_baseline
 
 EXAMPLE = example_benchmark_dir()
@@ -539,7 +539,7 @@ def test_all_bundled_rules_at_once_on_the_example(run_cli, tmp_path: Path) -> No
     assert result.code == 0, result.err
     data = json.loads(out.read_text(encoding="utf-8"))
     from keyaudit.engine.load.locate import resolve_rule_path
-    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.rules.rule import load_rule
 
     cells = {(c.domain, c.level) for n in names for c in load_rule(resolve_rule_path(n)).cells}
     assert sorted((c["domain"], c["level"]) for c in data["cells"]) == sorted(cells)

@@ -11,8 +11,8 @@ import pytest
 
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 GEAR = "increase; direction unchanged"
 
@@ -213,8 +213,8 @@ def test_within_names_a_grammar_rule_or_is_a_load_error(tmp_path: Path) -> None:
 def test_within_reads_claims_only_inside_its_nodes() -> None:
     """``within``: the claims, hedges and alternatives outside the named nodes are not read (the
     seed's physical_stability rule reads the status from the opening only)."""
-    from keyaudit.engine.rule_language.ast import Leaf, Node
-    from keyaudit.engine.rule_language.claims import ClaimSpec, read_claims
+    from keyaudit.engine.rule_language.reading.ast import Leaf, Node
+    from keyaudit.engine.rule_language.reading.claims import ClaimSpec, read_claims
 
     text = "stable or unstable probably"
     status = Node("status", [Leaf("STATUS", "stable", 0, 6)], text, 0, 6)

@@ -12,7 +12,7 @@ import uuid
 import lark.lexer
 import pytest
 
-from keyaudit.engine.rule_language.parser_cache import build_parser
+from keyaudit.engine.rule_language.reading.parser_cache import build_parser
 
 
 class _ScanRan(Exception):

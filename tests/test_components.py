@@ -10,9 +10,9 @@ import pytest
 
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.components import ComponentError, expand_components
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.reading.components import ComponentError, expand_components
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 GEAR_KEY = "decrease; direction unchanged"
 
@@ -158,7 +158,7 @@ def test_new_rule_scaffolds_a_compound_component(tmp_path: Path, run_cli) -> Non
 def test_a_letter_that_never_varies_is_text_not_a_slot() -> None:
     """A fresh author's finding: the constant 'K' of 'shifts right; K unchanged' was induced as a
     {LETTER} slot. A letter or number with one value in the whole cell is text."""
-    from keyaudit.engine.rule_language.keystructure import induce_templates
+    from keyaudit.engine.rule_language.authoring.keystructure import induce_templates
 
     keys = ["shifts right; K unchanged", "shifts left; K decreases", "no shift; K unchanged"]
     templates = induce_templates(keys)

@@ -19,9 +19,9 @@ import pytest
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language import batch, dask_executor
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring import batch, dask_executor
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_check_is_byte_identical_on_a_dask_cluster(
     assert outputs["jobs1"] == outputs["dask"]
 
     def loaded() -> int:
-        from keyaudit.engine.rule_language import dask_executor
+        from keyaudit.engine.rule_language.scoring import dask_executor
 
         return len(dask_executor._LOADED)
 

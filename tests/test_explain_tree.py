@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from keyaudit.engine.rule_language.ast import Leaf, Node, format_tree
+from keyaudit.engine.rule_language.reading.ast import Leaf, Node, format_tree
 
 
 def test_the_tree_shows_which_terminal_each_word_became(run_cli) -> None:

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keyaudit.engine.errors import ExpressionError, KeyauditError, RuleError
-from keyaudit.engine.rule_language import expr_eval
-from keyaudit.engine.rule_language.expr import (
+from keyaudit.engine.rule_language.expressions import evaluate as expr_eval
+from keyaudit.engine.rule_language.expressions.expression import (
     FUNCTIONS,
     MAX_ITEMS,
     Expression,
@@ -22,7 +22,7 @@ from keyaudit.engine.rule_language.expr import (
     compile_expression,
     function_reference,
 )
-from keyaudit.engine.rule_language.expr_parse import get_parser
+from keyaudit.engine.rule_language.expressions.parse import get_parser
 
 # --------------------------------------------------------------------------- fixtures
 

@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language import expr_codegen
-from keyaudit.engine.rule_language.expr import SimpleNode, compile_expression
-from keyaudit.engine.rule_language.expr_codegen import HELPERS, FastEvaluator
-from keyaudit.engine.rule_language.expr_limits import MAX_STEPS
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.expressions import codegen as expr_codegen
+from keyaudit.engine.rule_language.expressions.codegen import HELPERS, FastEvaluator
+from keyaudit.engine.rule_language.expressions.expression import SimpleNode, compile_expression
+from keyaudit.engine.rule_language.expressions.limits import MAX_STEPS
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 PHRASINGS = Path(__file__).resolve().parent / "data" / "phrasings"
 RULES = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "rules").glob("*.toml"))

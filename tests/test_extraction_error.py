@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 from keyaudit.engine.stats import _extraction_reference
 from keyaudit.engine.stats._extraction_kernel import corrected_resamples
 from keyaudit.engine.stats.aggregate import OutcomeColumns

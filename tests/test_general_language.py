@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 GEAR_KEY = "decrease; direction unchanged"
 GAUGE_KEY = "no; new value 75"

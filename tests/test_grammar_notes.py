@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from keyaudit.engine.rule_language.grammar_notes import shift_reduce_notes
+from keyaudit.engine.rule_language.authoring.grammar_notes import shift_reduce_notes
 
 HIDDEN = """start: a Y | c
 a: X

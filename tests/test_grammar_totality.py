@@ -14,7 +14,7 @@ import random
 import pytest
 
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.rules.rule import load_rule
 
 VOCABULARY = {
     "surface_topology_l4": "χ(S)|χ =|chi:|Euler characteristic|the Euler characteristic is|is|equals|=|≈"

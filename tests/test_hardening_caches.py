@@ -20,8 +20,8 @@ from hostile import inside, opened_files
 
 from keyaudit.engine.load import keycache
 from keyaudit.engine.load.benchmark import load_benchmark
-from keyaudit.engine.rule_language import parser_cache
-from keyaudit.engine.rule_language.grammar import CompiledGrammar, bundled_grammar_dir
+from keyaudit.engine.rule_language.reading import parser_cache
+from keyaudit.engine.rule_language.reading.grammar import CompiledGrammar, bundled_grammar_dir
 
 GRAMMAR = bundled_grammar_dir() / "physical_stability_answer.lark"
 

@@ -19,10 +19,10 @@ import pytest
 from hostile import ENTRY, assert_one_line_error, run_keyaudit
 
 from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language import scoring
-from keyaudit.engine.rule_language.answer_limits import MAX_ANSWER_CHARS
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring import scorer as scoring
+from keyaudit.engine.rule_language.scoring.answer_limits import MAX_ANSWER_CHARS
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 PS = "physical_stability"
 

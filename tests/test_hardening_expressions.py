@@ -18,9 +18,9 @@ import pytest
 from hostile import assert_one_line_error, run_keyaudit
 
 from keyaudit.engine.errors import ExpressionError
-from keyaudit.engine.rule_language.expr import compile_expression
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.expressions.expression import compile_expression
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 MB = 1024 * 1024
 XS = list(range(50_000))

@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 from keyaudit.engine.errors import ExpressionError, KeyauditError
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language import scoring
-from keyaudit.engine.rule_language.answer_limits import Outputs
-from keyaudit.engine.rule_language.expr import FUNCTIONS, compile_expression
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Record, Scorer
+from keyaudit.engine.rule_language.expressions.expression import FUNCTIONS, compile_expression
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring import scorer as scoring
+from keyaudit.engine.rule_language.scoring.answer_limits import Outputs
+from keyaudit.engine.rule_language.scoring.scorer import Record, Scorer
 
 FUZZ = settings(
     derandomize=True,
@@ -159,7 +159,7 @@ def rule_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @FUZZ
 @given(grammar=grammars(), answers=st.lists(st.text(max_size=60), min_size=1, max_size=3))
 def test_fuzz_grammars(rule_dir: Path, grammar: str, answers: list[str]) -> None:
-    from keyaudit.engine.rule_language import grammar as grammar_module
+    from keyaudit.engine.rule_language.reading import grammar as grammar_module
 
     grammar_module.compile_grammar.cache_clear()  # each example is a new file
     (rule_dir / "a.lark").write_text(grammar, encoding="utf-8")

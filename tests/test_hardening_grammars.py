@@ -231,7 +231,7 @@ def test_phrase_lexicon_explosions_are_one_line_errors_in_bounded_time(
     import resource
     import time
 
-    from keyaudit.engine.rule_language.phrases import PhraseError, expand_phrases
+    from keyaudit.engine.rule_language.reading.phrases import PhraseError, expand_phrases
 
     grammar = "start: LAUGH\n" + lexicon
     if "%phrase" not in lexicon:
@@ -258,7 +258,7 @@ def test_a_shared_part_is_compiled_once_and_means_the_same() -> None:
     """Memoised parts change no match: a part used twice compiles to the same regex both times."""
     import re
 
-    from keyaudit.engine.rule_language.phrases import expand_phrases
+    from keyaudit.engine.rule_language.reading.phrases import expand_phrases
 
     grammar = "start: A B\n%part P: red | green\n%phrase A: {P} light\n%phrase B: no {P}\n"
     out = expand_phrases(grammar)
@@ -313,7 +313,7 @@ def test_the_terminal_limit_counts_what_lark_keeps(tmp_path: Path, monkeypatch) 
     """The limit is on the compiled grammar: every named terminal and distinct literal it uses
     (here STATUS, WORD, the %ignore pattern and the keywords), not on unused definitions."""
     from keyaudit.engine.errors import RuleError
-    from keyaudit.engine.rule_language import grammar
+    from keyaudit.engine.rule_language.reading import grammar
 
     monkeypatch.setattr(grammar, "MAX_TERMINALS", 10)
     folder = tmp_path / "r"
@@ -329,8 +329,8 @@ def test_the_terminal_limit_counts_what_lark_keeps(tmp_path: Path, monkeypatch) 
 
 def test_bundled_grammars_are_well_within_the_terminal_limit() -> None:
     from keyaudit.engine.load.locate import bundled_rules_dir
-    from keyaudit.engine.rule_language.grammar import MAX_TERMINALS
-    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.reading.grammar import MAX_TERMINALS
+    from keyaudit.engine.rule_language.rules.rule import load_rule
 
     counts = {}
     for path in sorted(bundled_rules_dir().glob("*.toml")):
@@ -345,7 +345,7 @@ def test_running_out_of_memory_while_building_is_a_plain_one_line_error(
 ) -> None:
     """What a C function out of memory raises says nothing to a user and names an address."""
     from keyaudit.engine.errors import RuleError
-    from keyaudit.engine.rule_language import grammar
+    from keyaudit.engine.rule_language.reading import grammar
 
     def fail(*args, **kwargs):
         raise SystemError("<built-in method build of object at 0x7f3a2c1e5d00> returned NULL")

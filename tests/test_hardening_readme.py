@@ -8,14 +8,11 @@ import pytest
 
 from keyaudit.engine.load import benchmark as benchmark_module
 from keyaudit.engine.load import jsondoc, jsonl, keycache, timelimit, tomlfile
-from keyaudit.engine.rule_language import (
-    answer_limits,
-    expr_codegen,
-    expr_limits,
-    grammar,
-    parser_cache,
-    scoring,
-)
+from keyaudit.engine.rule_language.expressions import codegen as expr_codegen
+from keyaudit.engine.rule_language.expressions import limits as expr_limits
+from keyaudit.engine.rule_language.reading import grammar, parser_cache
+from keyaudit.engine.rule_language.scoring import answer_limits
+from keyaudit.engine.rule_language.scoring import scorer as scoring
 
 #: The manual's "Security and limits" page (the README links it).
 SECTION = (Path(__file__).resolve().parent.parent / "docs" / "security-and-limits.md").read_text(encoding="utf-8")

@@ -19,10 +19,10 @@ from hostile import assert_one_line_error, run_keyaudit, status_rule
 from keyaudit.engine.load.answer_line import find_answer_line
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language import scoring
-from keyaudit.engine.rule_language.answer_limits import MAX_ANSWER_CHARS, MAX_SLOW_ANSWERS
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring import scorer as scoring
+from keyaudit.engine.rule_language.scoring.answer_limits import MAX_ANSWER_CHARS, MAX_SLOW_ANSWERS
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 KEY_GRAMMAR = "start: status REST?\nstatus: STATUS\nSTATUS: /stable|unstable/\nREST: /;.*/\n"
 RULE = status_rule()

@@ -16,9 +16,9 @@ import pytest
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language import batch
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring import batch
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 
 @pytest.fixture
@@ -170,7 +170,7 @@ def test_the_keys_check_is_the_same_judged_in_workers(workers_always: None) -> N
     """The keys check plans its pairs, then judges them: in this process or in workers, every
     pair gets the same (accept, reason), and a judge that accepts everything (or nothing) fails
     exactly the pairs it should."""
-    from keyaudit.engine.rule_language.rulecheck import keys_check, plan_keys_check
+    from keyaudit.engine.rule_language.authoring.rulecheck import keys_check, plan_keys_check
 
     benchmark = load_benchmark(example_benchmark_dir())
     rules = [load_rule(resolve_rule_path(n)) for n in ("gauge_reading_l4", "laser_mirror")]
@@ -227,7 +227,7 @@ def test_a_worker_ends_when_its_parent_dies(tmp_path: Path) -> None:
 
     child = (
         "import time\n"
-        "from keyaudit.engine.rule_language.batch import _exit_with_parent\n"
+        "from keyaudit.engine.rule_language.scoring.batch import _exit_with_parent\n"
         "_exit_with_parent(0.05)\n"
         "time.sleep(60)\n"
     )

@@ -10,9 +10,9 @@ import pytest
 
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.rulecheck import keys_check
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.authoring.rulecheck import keys_check
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 KEYS = ["decrease; direction unchanged", "decrease; direction reversed", "increase; direction unchanged"]
 

@@ -21,13 +21,13 @@ from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import flag_cells, is_flagged
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.keystructure import (
+from keyaudit.engine.rule_language.authoring.keystructure import (
     InducedTemplate,
     benchmark_structure,
     cell_structure,
     induce_templates,
 )
-from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.rules.rule import load_rule
 
 EXAMPLE = example_benchmark_dir()
 RUNNER = CliRunner()

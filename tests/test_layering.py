@@ -89,9 +89,9 @@ def test_the_check_catches_an_upward_import() -> None:
     """The scanner itself works: relative imports resolve, and an upward one is visible."""
     assert any(stage_of(t) == "errors" for _, t in imports_of(ENGINE / "load" / "benchmark.py"))
     probe = ENGINE / "load" / "probe.py"  # never written: the source is given
-    source = "def f():\n    from ..rule_language.rule import Rule\n    from . import jsonl\n"
+    source = "def f():\n    from ..rule_language.rules.rule import Rule\n    from . import jsonl\n"
     targets = [t for _, t in imports_of(probe, source)]
-    assert targets == ["keyaudit.engine.rule_language.rule", "keyaudit.engine.load.jsonl"]
+    assert targets == ["keyaudit.engine.rule_language.rules.rule", "keyaudit.engine.load.jsonl"]
     assert RANK[stage_of(targets[0])] > RANK["load"]
 
 
@@ -99,3 +99,52 @@ def test_every_stage_says_what_it_owns_and_may_import() -> None:
     for stage in ("load", "rule_language", "stats", "reports"):
         doc = ast.get_docstring(ast.parse((ENGINE / stage / "__init__.py").read_text()))
         assert doc and "May import" in doc, stage
+
+
+#: The rule language's rooms (``engine/rule_language/<room>/``): lower ranks may be imported by
+#: higher ones, never the other way round (issue 22, item 7).
+ROOM_RANK = {"reading": 0, "expressions": 1, "rules": 2, "scoring": 3, "authoring": 4}
+LANGUAGE = ENGINE / "rule_language"
+
+
+def room_of(module: str) -> str | None:
+    """The room of a dotted module path inside the rule language (None outside it or at its root)."""
+    parts = module.split(".")
+    if parts[:3] != ["keyaudit", "engine", "rule_language"] or len(parts) < 4:
+        return None
+    return parts[3]
+
+
+ROOM_SOURCES = sorted(p for p in LANGUAGE.rglob("*.py") if p.parent != LANGUAGE)
+
+
+def test_every_module_of_the_rule_language_is_in_a_room() -> None:
+    loose = sorted(p.name for p in LANGUAGE.glob("*.py") if p.name != "__init__.py")
+    assert loose == [], f"modules outside every room of {LANGUAGE}: {loose}"
+    rooms = sorted(p.parent.name for p in ROOM_SOURCES if p.name == "__init__.py")
+    assert rooms == sorted(ROOM_RANK), rooms
+
+
+@pytest.mark.parametrize("path", ROOM_SOURCES, ids=lambda p: str(p.relative_to(LANGUAGE)))
+def test_rooms_import_one_way(path: Path) -> None:
+    own_room = room_of(module_name(path))
+    assert own_room in ROOM_RANK, f"{path}: in no room; add the room to ROOM_RANK"
+    for line, target in imports_of(path):
+        if target == "keyaudit.engine.rule_language":
+            raise AssertionError(f"{path}:{line}: imports the rule language's root ({target}), not a room")
+        room = room_of(target)
+        if room is None or room == own_room:
+            continue
+        assert room in ROOM_RANK, f"{path}:{line}: imports {target}, which is in no room"
+        assert ROOM_RANK[room] < ROOM_RANK[own_room], (
+            f"{path}:{line}: room {own_room} imports {target} (room {room}), which sits above it"
+        )
+
+
+def test_the_room_check_catches_an_upward_import() -> None:
+    """A reading module that imported scoring would be caught (the scanner sees function bodies)."""
+    probe = LANGUAGE / "reading" / "probe.py"  # never written: the source is given
+    source = "def f():\n    from ..scoring.scorer import Scorer\n    from .ast import Node\n"
+    targets = [t for _, t in imports_of(probe, source)]
+    assert targets == ["keyaudit.engine.rule_language.scoring.scorer", "keyaudit.engine.rule_language.reading.ast"]
+    assert ROOM_RANK[room_of(targets[0])] > ROOM_RANK["reading"]

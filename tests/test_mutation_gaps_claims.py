@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from keyaudit.engine.rule_language.ast import Leaf, Node
-from keyaudit.engine.rule_language.claims import (
+from keyaudit.engine.rule_language.reading.ast import Leaf, Node
+from keyaudit.engine.rule_language.reading.claims import (
     Claim,
     ClaimSet,
     ClaimSpec,
@@ -650,7 +650,11 @@ def test_atoms_and_convert() -> None:
 def test_the_names_a_rule_may_read() -> None:
     """The rule checker accepts these field names after ``claims.`` (rule.py): pinned, so a name
     dropped or misspelled here is a test failure, not a rule that no longer loads."""
-    from keyaudit.engine.rule_language.claims import CLAIM_FIELDS, KIND_FIELDS, TRIGGER_TERMINALS
+    from keyaudit.engine.rule_language.reading.claims import (
+        CLAIM_FIELDS,
+        KIND_FIELDS,
+        TRIGGER_TERMINALS,
+    )
 
     assert sorted(CLAIM_FIELDS) == sorted(
         ["kind", "value", "negated", "hedged", "questioned", "asked", "subject", "retracted",
@@ -674,8 +678,8 @@ def test_a_claim_spec_is_frozen() -> None:
 @pytest.fixture(scope="module")
 def gear():
     from keyaudit.engine.load.locate import resolve_rule_path
-    from keyaudit.engine.rule_language.rule import load_rule
-    from keyaudit.engine.rule_language.scoring import Scorer
+    from keyaudit.engine.rule_language.rules.rule import load_rule
+    from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
     return Scorer(load_rule(resolve_rule_path("gear_train")))
 

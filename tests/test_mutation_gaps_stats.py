@@ -12,8 +12,8 @@ import pytest
 
 from keyaudit.engine.errors import DataError
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 from keyaudit.engine.stats.aggregate import (
     CellTable,
     ClusterCounts,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from keyaudit.engine.errors import RuleError
-from keyaudit.engine.rule_language.grammar import compile_grammar
-from keyaudit.engine.rule_language.phrases import PhraseError, expand_phrases
+from keyaudit.engine.rule_language.reading.grammar import compile_grammar
+from keyaudit.engine.rule_language.reading.phrases import PhraseError, expand_phrases
 
 
 def phrase_regex(source: str, name: str = "P") -> re.Pattern[str]:

@@ -11,7 +11,7 @@ import pytest
 from keyaudit.engine import audit, proof_cache
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.rules.rule import load_rule
 
 
 @pytest.fixture

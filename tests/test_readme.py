@@ -40,7 +40,7 @@ def test_example_report_in_readme_and_docs_is_what_check_writes(tmp_path: Path, 
 
 
 def test_every_function_of_the_rule_language_is_documented() -> None:
-    from keyaudit.engine.rule_language.expr import FUNCTIONS
+    from keyaudit.engine.rule_language.expressions.expression import FUNCTIONS
 
     for name in FUNCTIONS:
         assert f"- `{name}`:" in MANUAL, name
@@ -48,7 +48,7 @@ def test_every_function_of_the_rule_language_is_documented() -> None:
 
 def test_every_bundled_rule_and_its_reasons_are_documented() -> None:
     from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
-    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.rules.rule import load_rule
 
     for name in bundled_rule_names():
         rule = load_rule(resolve_rule_path(name))

@@ -10,7 +10,7 @@ from keyaudit.engine.audit import Settings, run_audit
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
 from keyaudit.engine.reports.markdown_report import render_markdown, table
-from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.rules.rule import load_rule
 
 SECTIONS = (
     "# Sentence-valued answer-key scoring audit",

@@ -187,7 +187,7 @@ def test_epochs_all_with_identical_epochs_changes_nothing() -> None:
     from keyaudit.engine.audit import run_audit
     from keyaudit.engine.load.locate import resolve_rule_path
     from keyaudit.engine.reports.findings import Settings
-    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.rules.rule import load_rule
 
     once = _load(ResponseSource(EVAL), bench=DATA / "Dataset")
     twice = replace(

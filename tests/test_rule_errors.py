@@ -8,7 +8,7 @@ import pytest
 
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.rules.rule import load_rule
 
 GOOD = resolve_rule_path("physical_stability").read_text(encoding="utf-8")
 
@@ -134,7 +134,7 @@ def test_attribute_reading_itself_is_refused_at_load(tmp_path: Path) -> None:
 
 
 def test_attribute_cycle_gives_a_rule_error_verdict_not_a_crash(tmp_path: Path) -> None:
-    from keyaudit.engine.rule_language.scoring import Scorer
+    from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
     text = GOOD.replace("expr = \"len(find(self, 'NOT_SUPPORT')) > 0\"", 'expr = "self.failing"', 1)
     rule = load_rule(write(tmp_path, text[: text.index("[[example]]")]))

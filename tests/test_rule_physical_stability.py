@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.rulecheck import keys_check, run_examples
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.authoring.rulecheck import keys_check, run_examples
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 DATA = Path(__file__).parent / "data" / "phrasings"
 S = "stable; after removing block E, every cumulative center of mass remains within its supporting base"
@@ -282,7 +282,7 @@ def _SCORER() -> Scorer:
 def test_keys_check_samples_evenly_when_a_cell_has_too_many_pairs(
     scorer: Scorer, monkeypatch
 ) -> None:
-    import keyaudit.engine.rule_language.rulecheck as rulecheck
+    import keyaudit.engine.rule_language.authoring.rulecheck as rulecheck
 
     benchmark = load_benchmark(example_benchmark_dir(), with_responses=False)
     keys = [k.answer for k in benchmark.keys_in_cell("physical_stability", 5)]

@@ -12,8 +12,8 @@ import pytest
 from keyaudit.engine.examples import generate
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
-from keyaudit.engine.rule_language.rule import load_rule
-from keyaudit.engine.rule_language.scoring import Scorer
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 
 from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.ast import Leaf, Node
-from keyaudit.engine.rule_language.rule import ANSWER_UNPARSEABLE, load_rule
-from keyaudit.engine.rule_language.scoring import Scorer, Verdict, clean_answer
-from keyaudit.engine.rule_language.second_reading import (
+from keyaudit.engine.rule_language.reading.ast import Leaf, Node
+from keyaudit.engine.rule_language.rules.rule import ANSWER_UNPARSEABLE, load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer, Verdict, clean_answer
+from keyaudit.engine.rule_language.scoring.second_reading import (
     Part,
     SecondReading,
     _limits,

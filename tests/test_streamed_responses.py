@@ -18,7 +18,7 @@ from keyaudit.engine.load.excerpt import (
     Excerpter,
     bundled_answer_formats,
 )
-from keyaudit.engine.rule_language.scoring import CONCLUSION_CHARS, conclusion_of
+from keyaudit.engine.rule_language.scoring.scorer import CONCLUSION_CHARS, conclusion_of
 
 DATA = Path(__file__).parent / "data"
 DATASET = DATA / "Dataset"
@@ -141,7 +141,7 @@ def test_review_and_check_read_the_same_from_excerpts(tmp_path: Path, run_cli) -
     from whole texts; ``check`` (which loads excerpts) gives the worked examples' answer lines."""
     from keyaudit.engine.load.locate import resolve_rule_path
     from keyaudit.engine.review import review_queue
-    from keyaudit.engine.rule_language.rule import load_rule
+    from keyaudit.engine.rule_language.rules.rule import load_rule
 
     rules = [load_rule(resolve_rule_path(name)) for name in ("physical_stability", "gear_train")]
     formats = [(r.answer_format.label, r.answer_format.which) for r in rules]

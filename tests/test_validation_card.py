@@ -12,8 +12,8 @@ import pytest
 
 from keyaudit.engine.errors import DataError
 from keyaudit.engine.load.locate import bundled_rule_names, bundled_rules_dir, resolve_rule_path
-from keyaudit.engine.rule_language.grammar import bundled_grammar_dir
-from keyaudit.engine.rule_language.rule import load_rule
+from keyaudit.engine.rule_language.reading.grammar import bundled_grammar_dir
+from keyaudit.engine.rule_language.rules.rule import load_rule
 from keyaudit.engine.stats.rule_version import imported_names, rule_files, rule_version
 from keyaudit.engine.stats.validation_card import (
     UNKNOWN,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from keyaudit.engine.rule_language.fast_lalr import Unparsed
-from keyaudit.engine.rule_language.first_words import _CASE_PARTNERS, first_words
-from keyaudit.engine.rule_language.grammar import CompiledGrammar, GrammarParseError
-from keyaudit.engine.rule_language.word_dispatch import install_word_dispatch
+from keyaudit.engine.rule_language.reading.fast_lalr import Unparsed
+from keyaudit.engine.rule_language.reading.first_words import _CASE_PARTNERS, first_words
+from keyaudit.engine.rule_language.reading.grammar import CompiledGrammar, GrammarParseError
+from keyaudit.engine.rule_language.reading.word_dispatch import install_word_dispatch
 
 ROOT = Path(__file__).resolve().parent.parent
 PHRASINGS = Path(__file__).resolve().parent / "data" / "phrasings"
@@ -220,8 +220,8 @@ def test_a_grammar_of_pathological_terminals_is_read_within_its_bound() -> None:
     Lark's."""
     from lark import Lark
 
-    from keyaudit.engine.rule_language.first_words import MAX_GRAMMAR_STEPS, MAX_STEPS
-    from keyaudit.engine.rule_language.word_dispatch import state_matcher
+    from keyaudit.engine.rule_language.reading.first_words import MAX_GRAMMAR_STEPS, MAX_STEPS
+    from keyaudit.engine.rule_language.reading.word_dispatch import state_matcher
 
     terminals = "\n".join(
         f"T{i}.2: /(?:[a-c](?:(?:its|sp{i}d)it)*)*n{i}o/" for i in range(40)

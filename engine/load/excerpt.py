@@ -7,7 +7,7 @@ An audit reads a stored response in three ways only (issue 27, item 1):
   that line: ``text.splitlines()[line_number - 1]``), and the strict scorer's (``ANSWER:``,
   ``last``) when a file carries no verdict;
 * the conclusion the certainty check may read, ``conclusion_of`` in
-  :mod:`..rule_language.scoring`: the last two non-empty lines of the last :data:`TAIL_CHARS`
+  :mod:`..rule_language.scoring.scorer`: the last two non-empty lines of the last :data:`TAIL_CHARS`
   characters.
 
 So a response of several kilobytes of reasoning is kept as a short *excerpt*, a string on which
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from .answer_line import label_pattern
 
 #: Characters of a response's end the certainty check may read: ``4 * CONCLUSION_CHARS`` of
-#: :mod:`..rule_language.scoring` (a test holds them equal).
+#: :mod:`..rule_language.scoring.scorer` (a test holds them equal).
 TAIL_CHARS = 1200
 #: Texts this short are kept whole (the excerpt would save little and cost a split).
 KEEP_WHOLE = 2 * TAIL_CHARS

@@ -3,7 +3,7 @@ through the folder's descriptor, never through a path another user could redirec
 
 Two caches live here, each in its own sub-folder of the *cache root* (:func:`cache_root`):
 ``keys/`` (the validated key corpus, :mod:`.keycache`) and ``parsers/`` (built LALR tables,
-:mod:`keyaudit.engine.rule_language.parser_cache`). Both are optimisations: any doubt about a
+:mod:`keyaudit.engine.rule_language.reading.parser_cache`). Both are optimisations: any doubt about a
 folder or an entry makes it a miss, never an error.
 
 The rules, and why:

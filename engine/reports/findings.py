@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..load.responses.records import RunInfo
-from ..rule_language.keystructure import CellStructure
+from ..rule_language.authoring.keystructure import CellStructure
 from ..stats.aggregate import check_levels
 
 
@@ -240,7 +240,7 @@ class ModelCell:
     reasons: tuple[tuple[str, int], ...]
     #: Responses scored (``n`` counts items; more when ``--epochs all`` keeps several per item).
     n_samples: int = 0
-    #: Uncertain verdicts (:mod:`~keyaudit.engine.rule_language.certainty`): ``id`` (``id#epoch``
+    #: Uncertain verdicts (:mod:`~keyaudit.engine.rule_language.reading.certainty`): ``id`` (``id#epoch``
     #: with several samples) and why; and how far they could move ``structured_correct``.
     uncertain: tuple[tuple[str, tuple[str, ...]], ...] = ()
     structured_low: int | float = 0

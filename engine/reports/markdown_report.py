@@ -14,7 +14,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..rule_language.keystructure import CellStructure
+from ..rule_language.authoring.keystructure import CellStructure
 from .card_text import card_lines
 from .extraction_text import (
     adjudication_sentence,

@@ -1,13 +1,32 @@
-"""Stage 2, parse and score: the rule language.
+"""Stage 2, parse and score: the rule language, in five rooms whose imports run one way.
 
-Owns everything a TOML rule file and its Lark grammars mean: grammar compilation (``grammar``),
-the parse-tree nodes (``ast``), the expression language (``expr_parse`` → ``expr_eval``, with the
-generated fast path ``expr_codegen``, wrapped by ``expr``), rule loading (``rule``), scoring one answer (``scoring``), the checks a rule must pass
-before it is used (``rulecheck``), key structure (``keystructure``) and new-rule scaffolding
-(``scaffold``); the parser cache (``parser_cache``, plain data in a private folder, never a
-pickle) and the bounds of an evaluation (``expr_limits``) and of one answer
-(``answer_limits``). Named ``rule_language`` so it is never confused with the top-level ``rules/``
-folder of TOML rule files.
+Everything a TOML rule file and its Lark grammars mean lives here, split by concern so that a
+reader finds one job per room and a change in one room cannot reach down into another:
+
+``reading``
+    Answer and key text into trees and claims: grammar compilation (``grammar``, with the word
+    dispatch lexer ``word_dispatch``/``first_words`` and the LALR driver ``fast_lalr``), the
+    parser cache (plain data in a private folder, never a pickle), the phrase lexicons
+    (``phrases``), the parse-tree nodes (``ast``), the general claim layer (``claims``, ``asides``),
+    the typed answer components (``components``) and the certainty signals read off a parse.
+``expressions``
+    The rule expression language: ``parse`` → ``evaluate`` (closures), the generated fast path
+    ``codegen``, the function table ``functions``, values and operators ``values``, and the bounds
+    of one evaluation ``limits``; ``expression`` wraps them.
+``rules``
+    A rule file loaded and validated into a :class:`~.rules.rule.Rule` (``rule``).
+``scoring``
+    One answer scored against one key (``scorer``), the bounds of one answer (``answer_limits``),
+    the second reading behind certainty (``second_reading``), batches over a process pool
+    (``batch``) or a Dask cluster (``dask_executor``), and the fingerprint of what decides a verdict.
+``authoring``
+    What authors run on a rule: the checks before use (``rulecheck``), key structure
+    (``keystructure``), ``new-rule`` scaffolding (``scaffold``), agreement with labelled cases
+    (``agreement``) and grammar notes (``grammar_notes``).
+
+Rooms import only rooms below them: reading → expressions → rules → scoring → authoring
+(``tests/test_layering.py`` holds this). Named ``rule_language`` so it is never confused with the
+top-level ``rules/`` folder of TOML rule files.
 
 May import: ``keyaudit.engine.errors`` and ``keyaudit.engine.load``. Never statistics, reports or
 the orchestration on top (``audit``, ``flag``).

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import DataError
-from ..rule_language.scoring import Scorer
+from ..rule_language.scoring.scorer import Scorer
 from .metrics import strict_baseline
 
 __all__ = ["RuleBaseline", "rule_baseline", "strict_baselines"]

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RuleError, located
-from ..rule_language.grammar import MAX_IMPORTS, _ImportLoader
-from ..rule_language.rule import Rule
+from ..rule_language.reading.grammar import MAX_IMPORTS, _ImportLoader
+from ..rule_language.rules.rule import Rule
 
 #: ``%import`` statements at the start of a line (a comment line starts with ``//``):
 #: ``%import .common.WORD``, ``%import .common.WORD -> _WORD``, ``%import .common (A, B)``.

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import DataError, located
 from ..load.tomlfile import load_toml
-from ..rule_language.rule import Rule
+from ..rule_language.rules.rule import Rule
 from .rule_version import rule_files, version_of
 from .wilson import wilson_interval
 

@@ -54,8 +54,8 @@ from typing import Any
 
 import tomllib
 
-from .ast import Leaf, Node
-from .claims import NEGATION_WINDOW, _read_items
+from ..reading.ast import Leaf, Node
+from ..reading.claims import NEGATION_WINDOW, _read_items
 
 __all__ = ["Part", "SecondReading", "parts_of"]
 

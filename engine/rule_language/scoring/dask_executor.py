@@ -38,10 +38,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import KeyauditError, UsageError
+from ...errors import KeyauditError, UsageError
 from .batch import WorkerError, _describe, _error, _peak_kb, _score_items, plain_outcomes
 from .fingerprint import engine_fingerprint
-from .scoring import Scorer
+from .scorer import Scorer
 
 #: Grammar files shipped per folder at most, and bytes per rule bundle at most.
 MAX_SHIPPED_GRAMMARS = 200
@@ -151,7 +151,7 @@ def rule_bundle(rules: Sequence[Any]) -> dict:
     """Plain data a worker loads the rules from: per rule, its file name and text and the
     grammar files of its folder(s) as ``(relative path, text)``; and this keyaudit's
     fingerprint."""
-    from .grammar import bundled_grammar_dir
+    from ..reading.grammar import bundled_grammar_dir
 
     bundled = bundled_grammar_dir().resolve()
     shipped = []
@@ -225,7 +225,7 @@ def _scorers(bundle: dict, digest: str) -> list[Scorer]:
             f"a Dask worker runs keyaudit {fingerprint()}, this run is keyaudit "
             f"{bundle.get('fingerprint')}: install the same keyaudit on every worker"
         )
-    from .rule import load_rule
+    from ..rules.rule import load_rule
 
     scorers = []
     folder = tempfile.mkdtemp(prefix="keyaudit-rules-")  # private: 0700, a fresh name

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ExpressionError
-from .expr_limits import MAX_ROUND_DIGITS, Budget, check_int, log2_factor
-from .expr_values import (
+from ...errors import ExpressionError
+from .limits import MAX_ROUND_DIGITS, Budget, check_int, log2_factor
+from .values import (
     _NUMBER_TYPES,
     _SEQUENCE_TYPES,
     MAX_ITEMS,
@@ -39,7 +39,7 @@ class Function:
     line of ``impl.__doc__`` is the reference line shown to rule authors.
 
     ``cost(budget, *args)`` is the number of steps the call is charged *before* it runs (see
-    :mod:`.expr_limits`): what it reads of its arguments; ``None`` for a function that reads a
+    :mod:`.limits`): what it reads of its arguments; ``None`` for a function that reads a
     bounded amount (``len``, ``first``, ``abs``...). ``builds`` says whether it returns a new
     list, tuple or string, which the caller then charges and checks.
     """
@@ -500,7 +500,7 @@ def _flatten(xss: Any) -> list:
 
 
 # --------------------------------------------------------------------------- costs
-# What each function reads of its arguments, charged before it runs (see expr_limits).
+# What each function reads of its arguments, charged before it runs (see .limits).
 
 
 def _reads_all(budget: Budget, *args: Any) -> int:

@@ -47,10 +47,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, ExpressionError, KeyauditError, RuleError, UsageError, one_line
-from ..load.answer_line import find_answer_line
+from ...errors import DataError, ExpressionError, KeyauditError, RuleError, UsageError, one_line
+from ...load.answer_line import find_answer_line
 from .answer_limits import MAX_SLOW_ANSWERS, cut_answer
-from .scoring import (
+from .scorer import (
     Scorer,
     Verdict,
     clean_answer,
@@ -450,7 +450,7 @@ def _start_worker(setup: tuple[list[str], list[int]], errors: str) -> None:
         os.close(fd)
     paths, start = setup
     try:
-        from .rule import load_rule
+        from ..rules.rule import load_rule
 
         scorers = [Scorer(load_rule(Path(p))) for p in paths]
         for scorer, count in zip(scorers, start, strict=True):

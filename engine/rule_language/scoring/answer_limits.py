@@ -1,6 +1,6 @@
 """The bounds one answer is scored within: its length, its cleaning, its time, its outputs.
 
-:mod:`.scoring` applies these; they live here so that every limit an answer meets is stated in one
+:mod:`.scorer` applies these; they live here so that every limit an answer meets is stated in one
 place (README, "Security and limits", lists the same numbers).
 
 * **Length.** The text after the answer label is cut to :data:`MAX_ANSWER_CHARS` characters
@@ -15,8 +15,8 @@ place (README, "Security and limits", lists the same numbers).
   the verdict **rule error** naming the limit. After :data:`MAX_SLOW_ANSWERS` such answers a
   rule's remaining answers are not tried (rule error, "not scored"), so a rule whose patterns
   backtrack catastrophically costs a bounded time in all.
-* **Outputs.** ``[output]`` values are converted to JSON within :data:`~.expr_limits.MAX_SIZE`
-  elements and characters in all (node text counted) and :data:`~.expr_limits.MAX_DEPTH` levels;
+* **Outputs.** ``[output]`` values are converted to JSON within :data:`~..expressions.limits.MAX_SIZE`
+  elements and characters in all (node text counted) and :data:`~..expressions.limits.MAX_DEPTH` levels;
   a number that is not finite (``Infinity``, ``NaN``: not JSON) is reported as null, and the
   verdict's detail says so.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .expr_limits import MAX_DEPTH, MAX_SIZE, LimitError
+from ..expressions.limits import MAX_DEPTH, MAX_SIZE, LimitError
 
 #: Characters of the answer text kept (after the label and leading whitespace).
 MAX_ANSWER_CHARS = 4000

@@ -1,6 +1,6 @@
 """Rule expressions as generated Python functions: the fast path beside the closures.
 
-Why: the closure compiler (:mod:`.expr_eval`) turns every operation into a Python call, and every
+Why: the closure compiler (:mod:`.evaluate`) turns every operation into a Python call, and every
 charge to the budget into another; a rule with thirty ``[[let]]``s spends most of its time in those
 calls (gauge_reading's value tiers: ~140 µs per answer). Here the same checked tree becomes the
 statements of one Python function, with the frequent operations written inline: gauge_reading's
@@ -10,7 +10,7 @@ evaluation alone is two to three times faster).
 **Safety.** The generated source is made of this module's templates only: no character of the rule
 file reaches it. Constants (numbers, strings, literal lists), bound names and field names are passed
 in tuples and read by index (``_K[3]``, ``_N[0]``), and so are the functions of
-:data:`~.expr_functions.FUNCTIONS` it calls; the function runs with empty builtins in a namespace of the
+:data:`~.functions.FUNCTIONS` it calls; the function runs with empty builtins in a namespace of the
 helpers below. ``tests/test_expr_codegen.py`` tokenizes the function of every expression of the
 bundled rules (and of a hostile one) and checks every token against that vocabulary.
 
@@ -32,10 +32,10 @@ from typing import Any
 
 from lark import Tree
 
-from .ast import Node
-from .expr_functions import FUNCTIONS, _reads_items
-from .expr_limits import MAX_CHARS, MAX_ITEMS, MAX_STEPS, Budget, LimitError, budgeted
-from .expr_values import _BINARY, _COMPARISONS, _index, _negate, _sequence, _slice
+from ..reading.ast import Node
+from .functions import FUNCTIONS, _reads_items
+from .limits import MAX_CHARS, MAX_ITEMS, MAX_STEPS, Budget, LimitError, budgeted
+from .values import _BINARY, _COMPARISONS, _index, _negate, _sequence, _slice
 
 __all__ = ["FastEvaluator", "compile_fast", "generate"]
 

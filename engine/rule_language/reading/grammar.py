@@ -28,9 +28,9 @@ from lark import Token
 from lark.exceptions import GrammarError, LarkError, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternRE
 
-from ..errors import RuleError, located
-from ..load.filekind import exists_at_all, file_problem
-from ..load.timelimit import TimeLimitExceeded, time_limit
+from ...errors import RuleError, located
+from ...load.filekind import exists_at_all, file_problem
+from ...load.timelimit import TimeLimitExceeded, time_limit
 from .ast import AttributeHook, Leaf, Node
 from .fast_lalr import FastParser, Unparsed, fast_parser
 from .parser_cache import build_parser

@@ -1,9 +1,9 @@
 """Values of the rule expression language: types, limits and the operators' semantics.
 
 What ``+``, ``<``, ``in``, ``x[i]``, ``x.name`` and unary ``-`` do for each kind of value, and the
-bounds every result is held to. :mod:`.expr_functions` builds the callable functions on these and
-:mod:`.expr_eval` compiles expressions into calls of both. The semantics (null means "missing") are
-stated in :mod:`.expr_eval`'s docstring.
+bounds every result is held to. :mod:`.functions` builds the callable functions on these and
+:mod:`.evaluate` compiles expressions into calls of both. The semantics (null means "missing") are
+stated in :mod:`.evaluate`'s docstring.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ExpressionError
-from .expr_limits import MAX_CHARS, MAX_ITEMS, MAX_STEPS, check_int
+from ...errors import ExpressionError
+from .limits import MAX_CHARS, MAX_ITEMS, MAX_STEPS, check_int
 
-#: Former name of :data:`~.expr_limits.MAX_STEPS` (it counted comprehension steps only).
+#: Former name of :data:`~.limits.MAX_STEPS` (it counted comprehension steps only).
 MAX_ITERATIONS = MAX_STEPS
 
 Scope = dict[str, Any]

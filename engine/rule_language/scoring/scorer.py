@@ -8,7 +8,7 @@ the reason; if none fails the answer is accepted. ``[output]`` values are report
 Every input string gets a verdict: a missing answer line, a grammar failure or an expression that
 fails on a strange answer become rejections with a named built-in reason, never an exception.
 Every answer is scored within the bounds of :mod:`.answer_limits` (length, cleaning, CPU time,
-outputs) and :mod:`.expr_limits` (work and values of each expression); exceeding one is the
+outputs) and :mod:`..expressions.limits` (work and values of each expression); exceeding one is the
 verdict **rule error** naming the limit.
 """
 
@@ -20,23 +20,15 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from ..errors import ExpressionError
-from ..load.answer_line import find_answer_line
-from ..load.timelimit import ANSWER_SECONDS, TimeLimitExceeded, time_limit
-from .answer_limits import (
-    MAX_ANSWER_CHARS,
-    MAX_KEY_CHARS,
-    MAX_SLOW_ANSWERS,
-    Outputs,
-    bounded_replace,
-    cut_answer,
-)
-from .asides import move_asides
-from .ast import Node, format_tree
-from .certainty import OFFERING_CLAUSE, grammar_vocabulary, unplaced_material
-from .claims import TRIGGER_KINDS, ClaimSet, read_claims
-from .grammar import GrammarParseError
-from .rule import (
+from ...errors import ExpressionError
+from ...load.answer_line import find_answer_line
+from ...load.timelimit import ANSWER_SECONDS, TimeLimitExceeded, time_limit
+from ..reading.asides import move_asides
+from ..reading.ast import Node, format_tree
+from ..reading.certainty import OFFERING_CLAUSE, grammar_vocabulary, unplaced_material
+from ..reading.claims import TRIGGER_KINDS, ClaimSet, read_claims
+from ..reading.grammar import GrammarParseError
+from ..rules.rule import (
     ANSWER_MISSING,
     ANSWER_UNPARSEABLE,
     KEY_UNPARSED,
@@ -44,6 +36,14 @@ from .rule import (
     AnswerFormat,
     Requirement,
     Rule,
+)
+from .answer_limits import (
+    MAX_ANSWER_CHARS,
+    MAX_KEY_CHARS,
+    MAX_SLOW_ANSWERS,
+    Outputs,
+    bounded_replace,
+    cut_answer,
 )
 from .second_reading import SecondReading
 
@@ -126,7 +126,7 @@ class Verdict:
     values: dict[str, Any]
     answer_text: str | None = None
     detail: str = ""
-    #: Why the verdict is uncertain (empty: certain); see :mod:`.certainty`. Set by ``score``.
+    #: Why the verdict is uncertain (empty: certain); see :mod:`..reading.certainty`. Set by ``score``.
     uncertain: tuple[str, ...] = ()
 
 
@@ -196,7 +196,7 @@ def normalise_characters(text: str, fmt: AnswerFormat, limit: int | None = None)
 
 def clean_answer(text: str, fmt: AnswerFormat) -> str:
     """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, asides moved
-    behind their sentence (:mod:`.asides`), trimming.
+    behind their sentence (:mod:`..reading.asides`), trimming.
 
     The text is cut to :data:`MAX_ANSWER_CHARS` first and again at the end.
     """

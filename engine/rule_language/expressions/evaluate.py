@@ -1,7 +1,7 @@
-"""Evaluate rule expressions: the closure compiler (values in :mod:`.expr_values`, functions in
-:mod:`.expr_functions`).
+"""Evaluate rule expressions: the closure compiler (values in :mod:`.values`, functions in
+:mod:`.functions`).
 
-A parsed expression (a Lark tree from :mod:`.expr_parse`) is checked and compiled once into nested
+A parsed expression (a Lark tree from :mod:`.parse`) is checked and compiled once into nested
 Python closures, each taking the scope mapping and returning a value. Nothing here calls ``eval``,
 ``exec``, ``getattr`` on user-chosen names or imports anything by name: operators dispatch to the
 functions below, calls go through the fixed :data:`FUNCTIONS` table, and ``x.name`` calls
@@ -23,7 +23,7 @@ answer gives a value, not a crash:
 
 Everything else that goes wrong (``"a" + 1``, ``1 / 0``, ``len(5)``, an unbound name) raises
 :class:`~keyaudit.engine.errors.ExpressionError` with a one-line, located message. Work and values
-are bounded (:mod:`.expr_limits`): every operation is charged to the evaluation's budget by the
+are bounded (:mod:`.limits`): every operation is charged to the evaluation's budget by the
 size of what it touches before it runs, and every value built is checked against the size,
 depth and integer bounds.
 """
@@ -38,8 +38,8 @@ from typing import Any
 
 from lark import Token, Tree
 
-from ..errors import ExpressionError
-from .expr_parse import Origin, decode_string, fail
+from ...errors import ExpressionError
+from .parse import Origin, decode_string, fail
 
 __all__ = [
     "FUNCTIONS",
@@ -54,10 +54,10 @@ __all__ = [
     "type_name",
 ]
 
-from .expr_codegen import FastEvaluator
-from .expr_functions import FUNCTIONS, Function, function_reference
-from .expr_limits import MAX_INT, MIN_INT, Budget
-from .expr_values import (
+from .codegen import FastEvaluator
+from .functions import FUNCTIONS, Function, function_reference
+from .limits import MAX_INT, MIN_INT, Budget
+from .values import (
     _BINARY,
     _COMPARISONS,
     _PLAIN_TYPES,
@@ -639,7 +639,7 @@ def _suggest(name: str, candidates: Iterable[str]) -> str:
 
 def compile_tree(tree: Tree, names: Collection[str], origin: Origin) -> Compiled:
     """Check ``tree`` against the bound ``names`` and compile it to closures, plus the generated
-    function that runs the same expression faster (:mod:`.expr_codegen`), where it has one."""
+    function that runs the same expression faster (:mod:`.codegen`), where it has one."""
     compiler = _Compiler(names, origin)
     try:
         evaluate = compiler.compile(tree, {})

@@ -33,7 +33,7 @@ from lark import Lark
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
-from ..load.safe_io import PrivateDir, seal, unseal
+from ...load.safe_io import PrivateDir, seal, unseal
 
 FORMAT = "parsers-v1"
 FOLDER = "parsers"

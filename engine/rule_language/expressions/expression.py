@@ -1,6 +1,6 @@
 """Rule expressions: compile a clause once, evaluate it against many answers.
 
->>> from keyaudit.engine.rule_language.expr import SimpleNode, compile_expression
+>>> from keyaudit.engine.rule_language.expressions.expression import SimpleNode, compile_expression
 >>> rule = compile_expression('answer.word in ["stable", "steady"]', names={"answer"})
 >>> rule.evaluate({"answer": SimpleNode("status", fields={"word": "stable"})})
 True
@@ -9,9 +9,9 @@ The language is Python-like and closed: literals (``null true false``, numbers, 
 tuples, lists), bound names, ``x.field``, ``x[i]``, ``x[i:j]``, ``+ - * /``, comparisons,
 ``in``/``not in``, ``and or not``, ``a if c else b``, ``[e for x in xs if c]`` and calls to the
 functions of :data:`FUNCTIONS` (reference: :func:`function_reference`). Parsing is
-:mod:`.expr_parse` (Lark, LALR); meaning, functions and the closure compiler are
-:mod:`.expr_eval`, whose docstring states the null semantics rule authors rely on; the generated
-fast path that runs the same expression, with the closures as its fallback, is :mod:`.expr_codegen`.
+:mod:`.parse` (Lark, LALR); meaning, functions and the closure compiler are
+:mod:`.evaluate`, whose docstring states the null semantics rule authors rely on; the generated
+fast path that runs the same expression, with the closures as its fallback, is :mod:`.codegen`.
 
 Rule files are data: nothing in an expression can import, call Python, or reach an attribute of a
 Python object. Names starting with ``_`` (``x.__class__``) are rejected when the rule is compiled,
@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import ExpressionError, located
-from .expr_codegen import FastEvaluator
-from .expr_eval import (
+from ...errors import ExpressionError, located
+from .codegen import FastEvaluator
+from .evaluate import (
     FUNCTIONS,
     MAX_CHARS,
     MAX_ITEMS,
@@ -41,7 +41,7 @@ from .expr_eval import (
     function_reference,
     type_name,
 )
-from .expr_parse import DEFAULT_ORIGIN, Origin, parse
+from .parse import DEFAULT_ORIGIN, Origin, parse
 
 __all__ = [
     "FUNCTIONS",
@@ -153,7 +153,7 @@ class Expression:
             ) from None
 
     def evaluate_by_closures(self, env: Mapping[str, Any]) -> Any:
-        """:meth:`evaluate` without the generated fast path (:mod:`.expr_codegen`): the
+        """:meth:`evaluate` without the generated fast path (:mod:`.codegen`): the
         reference the tests hold the fast path to."""
         return self._evaluate.reference(env)
 

@@ -24,8 +24,8 @@ from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
-from ..errors import ExpressionError, located
-from .parser_cache import build_parser
+from ...errors import ExpressionError, located
+from ..reading.parser_cache import build_parser
 
 __all__ = ["Origin", "DEFAULT_ORIGIN", "parse", "get_parser", "fail"]
 
@@ -61,7 +61,7 @@ def fail(origin: Origin, line: int | None, column: int | None, message: str) -> 
 def get_parser() -> Lark:
     """The expression parser, built on first use from the packaged grammar.
 
-    Its LALR tables are kept in keyaudit's private cache folder (:mod:`.parser_cache`), never in
+    Its LALR tables are kept in keyaudit's private cache folder (:mod:`..reading.parser_cache`), never in
     Lark's pickle cache in the shared temp folder.
     """
     text = resources.files("keyaudit.grammars").joinpath("expr.lark").read_text(encoding="utf-8")

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..load.casefile import Case
-from .scoring import Scorer
+from ...load.casefile import Case
+from ..scoring.scorer import Scorer
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from pathlib import Path
 from lark import Lark
 from lark.exceptions import LarkError
 
-from ..load.timelimit import TimeLimitExceeded, time_limit
-from .grammar import BUILD_SECONDS, ImportRefused, _ImportLoader, read_grammar
-from .parser_cache import without_collision_scan
+from ...load.timelimit import TimeLimitExceeded, time_limit
+from ..reading.grammar import BUILD_SECONDS, ImportRefused, _ImportLoader, read_grammar
+from ..reading.parser_cache import without_collision_scan
 
 __all__ = ["GrammarNote", "shift_reduce_notes"]
 

@@ -18,10 +18,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..load.answer_line import find_answer_line
-from .batch import judge_many
-from .rule import Example
-from .scoring import Record, Scorer, Verdict, jsonable
+from ...load.answer_line import find_answer_line
+from ..rules.rule import Example
+from ..scoring.batch import judge_many
+from ..scoring.scorer import Record, Scorer, Verdict, jsonable
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..errors import UsageError
-from ..load.benchmark import Benchmark, KeyItem
-from .rule import Rule
-from .scoring import Scorer, jsonable
+from ...errors import UsageError
+from ...load.benchmark import Benchmark, KeyItem
+from ..rules.rule import Rule
+from ..scoring.scorer import Scorer, jsonable
 
 #: How many verbatim example keys a cell structure carries (seed §1 shows ten).
 N_EXAMPLES = 10

@@ -1,6 +1,6 @@
 """Load a rule file (TOML) into a checked, compiled :class:`Rule`.
 
-A rule file is data: a few tables of strings, each expression compiled by :mod:`.expr` (no eval,
+A rule file is data: a few tables of strings, each expression compiled by :mod:`..expressions.expression` (no eval,
 no imports). Everything is checked when the file is loaded, so a malformed rule fails once, up
 front, with ``file:line:column: what`` — unknown tables or fields (with a suggestion), missing
 fields, wrong types, bad expressions, grammar errors and grammar paths outside the allowed folders.
@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import RuleError, located
-from ..load.tomlfile import load_toml
-from .certainty import CertaintySpec
-from .claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
-from .components import COMPONENT_FIELDS, ComponentError, expand_components
-from .expr import Expression, Origin, compile_expression
-from .grammar import CompiledGrammar, compile_grammar, resolve_grammar
+from ...errors import RuleError, located
+from ...load.tomlfile import load_toml
+from ..expressions.expression import Expression, Origin, compile_expression
+from ..reading.certainty import CertaintySpec
+from ..reading.claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
+from ..reading.components import COMPONENT_FIELDS, ComponentError, expand_components
+from ..reading.grammar import CompiledGrammar, compile_grammar, resolve_grammar
 
 #: ``[output]`` names the ``score`` command prints itself (its verdict fields).
 RESERVED_OUTPUTS = ("id", "accept", "reason", "detail")

@@ -37,13 +37,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError, printable
-from ..load.benchmark import Benchmark
-from ..load.filekind import exists_at_all
+from ...errors import UsageError, printable
+from ...load.benchmark import Benchmark
+from ...load.filekind import exists_at_all
+from ..rules.rule import AnswerFormat, Rule, load_rule
+from ..scoring.scorer import Scorer, normalise_characters
 from .keystructure import InducedTemplate, induce_templates
-from .rule import AnswerFormat, Rule, load_rule
 from .rulecheck import ExampleResult, KeysCheck, keys_check, run_examples
-from .scoring import Scorer, normalise_characters
 
 #: Most templates a scaffold spells out; keys of rarer templates are left to the author (the keys
 #: check lists them as keys that match no template).

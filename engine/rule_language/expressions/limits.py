@@ -31,7 +31,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ExpressionError
+from ...errors import ExpressionError
 
 #: Steps (items and elements/characters touched or built) one evaluation may use.
 MAX_STEPS = 1_000_000

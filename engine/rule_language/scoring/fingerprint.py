@@ -17,16 +17,18 @@ def engine_fingerprint() -> str:
     """``<version>/<16 hex digits>`` of this keyaudit (see the module docstring)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from .grammar import bundled_grammar_dir
+    from ..reading.grammar import bundled_grammar_dir
 
     try:
         release = version("keyaudit")
     except PackageNotFoundError:
         release = "unknown"
     digest = hashlib.sha256(release.encode())
-    here = Path(__file__).resolve().parent
-    files = sorted(here.glob("*.py")) + sorted(bundled_grammar_dir().glob("*.lark"))
-    files.append(here.parent / "load" / "answer_line.py")
+    language = Path(__file__).resolve().parent.parent  # every room of the rule language
+    files = sorted(language.rglob("*.py")) + sorted(bundled_grammar_dir().glob("*.lark"))
+    files.append(language.parent / "load" / "answer_line.py")
     for file in files:
-        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+        inside = file.is_relative_to(language.parent)
+        name = file.relative_to(language.parent).as_posix() if inside else file.name
+        digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
     return f"{release}/{digest.hexdigest()[:16]}"
