@@ -166,3 +166,116 @@ def test_a_letter_that_never_varies_is_text_not_a_slot() -> None:
     varying = induce_templates(["D; closest to D", "B; closest to B"])
     assert [t.template for t in varying] == ["{LETTER_1}; closest to {LETTER_2}"]
     assert induce_templates(["K"])[0].slots == ("LETTER",)  # one string: nothing to compare
+
+
+# ---- the number kind's reading by cues (issue 22, item 3) ----------------------------------------
+
+
+def _rule_copy(tmp_path: Path, rule: str, old: str, new: str) -> Path:
+    """The bundled ``rule`` with the text ``old`` (which must be there) replaced by ``new``."""
+    path = tmp_path / f"{rule}.toml"
+    text = Path(resolve_rule_path(rule)).read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "key, answer, value, reason",
+    [
+        # tiers: a number after a cue or '=' wins over the numbers without one
+        ("no; new value 65", "No; 40 + 25 = 65", 65.0, ""),
+        ("no; new value 180", "$\\text{No}$; new value $= 180\\ \\text{km/h}$", 180.0, ""),
+        ("no; new value 30", "no, 30 psi", 30.0, ""),  # the last tier: a number without a cue
+        # percent = "fallback": a percentage is the value only where its tier offers nothing else
+        ("yes; new value 105", "Yes, 105%", 105.0, ""),
+        ("yes; new value 105", "Yes, 105 or 110%.", 105.0, ""),
+        # distance: a number right before a comparison is a distance, not the value
+        ("no; new value 65", "No, 65 psi, 35 psi below the max", 65.0, ""),
+        ("yes; new value 105", "Yes, 105 psi, 5 psi over the max of 100", 105.0, ""),
+        # asides: a number in brackets is an aside where one outside them is offered
+        ("no; new value 30", "No. 20 psi + 25% of 40 psi (= 10 psi) → 30 psi.", 30.0, ""),
+        ("no; new value 4", "No — 4.03 bar (needle read as 2.03 bar)", 4.03, ""),
+        # fallback: with no number offered, the top the needle is said to reach
+        ("no; new value 55", "Stays under the max at 55 °C.", 55.0, ""),
+    ],
+)
+def test_the_number_reading_by_cues(key: str, answer: str, value: float, reason: str) -> None:
+    verdict = Scorer(load_rule(resolve_rule_path("gauge_reading"))).score(key, f"ANSWER: {answer}")
+    assert (verdict.reason, verdict.values["value"]) == (reason, value)
+
+
+@pytest.mark.parametrize(
+    "field_line, answer, read_without",
+    [
+        ('distance = "comparisons"', "No, 65 psi, 35 psi below the max", None),
+        ("asides = true", "No — 4.03 bar (needle read as 2.03 bar)", None),
+        ('percent = "fallback"', "Yes, 105 or 110%.", None),
+        ('fallback = "top_refs"', "Stays under the max at 55 °C.", None),
+    ],
+)
+def test_each_step_of_the_reading_decides(tmp_path: Path, field_line: str, answer: str, read_without) -> None:
+    """Without the step, the same answer reads otherwise: each field does what it says."""
+    key = "yes; new value 105" if "105" in answer else ("no; new value 55" if "55" in answer else "no; new value 65")
+    key = "no; new value 4" if "4.03" in answer else key
+    scorer = Scorer(load_rule(_rule_copy(tmp_path, "gauge_reading", "\n" + field_line + "\n", "\n")))
+    assert scorer.score(key, f"ANSWER: {answer}").values["value"] == read_without
+
+
+def test_latest_reads_the_numbers_after_a_correction(tmp_path: Path) -> None:
+    scorer = Scorer(load_rule(resolve_rule_path("gauge_reading_l4")))
+    verdict = scorer.score("yes; exceeds threshold by 30", "ANSWER: Yes, by 40 — no, by 30.")
+    assert verdict.accept and verdict.values["amount"] == 30.0
+    assert scorer.score("yes; exceeds threshold by 40", "ANSWER: Yes, by 40 — no wait, 30.").reason == "wrong amount"
+    # percent = "drop": a percentage is never the amount
+    assert scorer.score("yes; exceeds threshold by 20", "ANSWER: Yes — about 20% over.").reason == "amount missing"
+    without = Scorer(load_rule(_rule_copy(tmp_path, "gauge_reading_l4", '\nlatest = "CORRECTION"\n', "\n")))
+    assert without.score("yes; exceeds threshold by 30", "ANSWER: Yes, by 40 — no, by 30.").reason == "amounts conflict"
+
+
+def test_the_reading_binds_its_tiers_for_uncertain_checks() -> None:
+    rule = load_rule(resolve_rule_path("gauge_reading_l4"))
+    names = [name for name, _ in rule.lets]
+    assert {"amount_tiers", "amount_tier", "amounts", "amount"} <= set(names)
+    expanded = expand_components(
+        [{"name": "n", "kind": "number", "tiers": [["a", "b"], "c"], "percent": "drop", "hedge": "none"}],
+        None, frozenset({"a", "b"}), frozenset({"number", "is_percent"}),
+    )
+    sources = {name: source for _, _, name, source in expanded.lets}
+    assert sources["n__p1"] == "[v for v in find(answer, 'a') + find(answer, 'b') if v.number != null and not v.is_percent]"
+    assert sources["n__p2"].startswith("[v for v in c if")  # not a node kind: a name bound before
+    assert sources["n_tier"] == "1 if len(n__p1) > 0 else (2 if len(n__p2) > 0 else (0))"
+
+
+@pytest.mark.parametrize(
+    "old, new, fragment",
+    [
+        ('\npercent = "fallback"', '\npercent = "some"', "percent is one of keep, drop, fallback"),
+        ('tiers = ["cued_offered", "calculated_offered", "bare_offered"]', "tiers = []", "one or more tiers"),
+        ('tiers = ["cued_offered", "calculated_offered", "bare_offered"]', 'tiers = ["cued offered"]', "tiers names"),
+        ('tiers = ["cued_offered", "calculated_offered", "bare_offered"]', 'tiers = ["nowhere"]', "'nowhere'"),
+        ('tiers = ["cued_offered", "calculated_offered", "bare_offered"]\n', "", "it needs `tiers`"),
+        ('asides = true', 'asides = true\nvalues = "[]"', "not both"),
+        ('asides = true', 'asides = true\nlatest = "FIX"', "latest 'FIX' is not a rule or terminal"),
+    ],
+)
+def test_a_bad_number_reading_is_a_load_error_at_its_line(tmp_path: Path, old: str, new: str, fragment: str) -> None:
+    path = _rule_copy(tmp_path, "gauge_reading", old, new)
+    with pytest.raises(RuleError) as raised:
+        load_rule(path)
+    message = str(raised.value)
+    assert fragment in message and "gauge_reading.toml:" in message and "\n" not in message
+    line = int(message.split("gauge_reading.toml:", 1)[1].split(":", 1)[0])
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].split("=")[0].strip() in (
+        "tiers", "percent", "values", "latest", "asides", "distance", "fallback",
+    )
+
+
+def test_a_reading_belongs_to_a_number_with_its_attributes() -> None:
+    with pytest.raises(ComponentError, match="number component's reading"):
+        expand_components([{"name": "x", "kind": "choice", "tiers": ["a"]}], {"x": ("a", "b")})
+    with pytest.raises(ComponentError, match="declare an \\[\\[attribute\\]\\] 'is_percent'"):
+        expand_components(
+            [{"name": "x", "kind": "number", "tiers": ["a"], "percent": "drop", "hedge": "none"}],
+            None, frozenset({"a"}), frozenset({"number"}),
+        )

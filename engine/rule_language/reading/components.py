@@ -77,7 +77,19 @@ COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "tolerance": (int, float),
     "relative": (int, float),
     "output": bool,
+    # the number kind's reading by cues (see _number_reading)
+    "tiers": list,
+    "percent": str,
+    "distance": str,
+    "asides": bool,
+    "latest": str,
+    "fallback": str,
 }
+#: The number reading's fields (a number component with ``tiers`` reads its values by cues).
+READING_FIELDS = ("tiers", "percent", "distance", "asides", "latest", "fallback")
+#: What a number reading does with percentages: keeps them, drops them, or keeps them only where
+#: their tier offers no other number.
+PERCENT_RULES = ("keep", "drop", "fallback")
 
 
 class ComponentError(Exception):
@@ -116,6 +128,14 @@ class Component:
     #: A compound's parts, in order: (name, kind) — each compared with ``target.<name>`` by its
     #: kind, each with its own "wrong <name>" reason and output.
     parts: tuple[tuple[str, str], ...] = ()
+    #: A number's reading by cues: each tier a tuple of node kinds or names bound before (their
+    #: lists of nodes), strongest cue first; empty: the kind's plain reading (or ``values``).
+    tiers: tuple[tuple[str, ...], ...] = ()
+    percent: str = "keep"
+    distance: str | None = None
+    asides: bool = False
+    latest: str | None = None
+    fallback: str | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +155,98 @@ def _choice_values(c: Component) -> str:
 def _number_values(c: Component) -> str:
     # one value per distinct number: "65" and "65.0" (and a number said twice) are one value
     return f"unique([number(v) for v in claims.{c.claim}.values if number(v) != null])"
+
+
+def _nodes(source: str, kinds: frozenset[str]) -> str:
+    """A tier's or fallback's nodes: every node of a grammar kind, or a name bound before."""
+    return f"find(answer, {source!r})" if source in kinds else source
+
+
+def _number_reading(c: Component, kinds: frozenset[str]) -> list[tuple[str, str, str]]:
+    """The lets (field, name, source) that read a number component's values by cues.
+
+    Tiers, strongest cue first (a number after 'new value', then a result after '=', then any
+    number): the values are the numbers of the first tier that offers one. Each tier's nodes have
+    a ``number`` (null: not a number, dropped) and, where ``percent`` is not ``keep``, an
+    ``is_percent``. In order, each step optional:
+
+    * ``percent``: ``drop`` drops percentages; ``fallback`` keeps a tier's percentages only where
+      it offers no other number (a gauge in %: 'Yes, 105%');
+    * ``distance``: the positions (a name bound before, or a node kind: where its nodes start) of
+      comparisons; a number ending right before one ('35 psi below the max') is a distance, not the
+      value, where its tier offers another;
+    * ``asides``: a number inside brackets (after a '(' or '[' boundary not closed before it) is an
+      aside where any tier offers a number outside them;
+    * ``latest``: a trigger kind (``CORRECTION``); the numbers after its last occurrence win, tier
+      by tier ('10.4, sorry, 10.5');
+    * ``fallback``: nodes (kind or name) whose numbers are the values where no tier offers any.
+
+    Binds ``<name>_tiers`` (each tier's nodes after the percent step) and ``<name>_tier`` (the
+    first tier, from 1, that offers a number; 0: none), for a rule's ``[[uncertain]]`` checks.
+    """
+    n = c.name
+    lets: list[tuple[str, str, str]] = []
+    tiers = []
+    for i, tier in enumerate(c.tiers, 1):
+        nodes = " + ".join(_nodes(source, kinds) for source in tier)
+        numbers = f"[v for v in {nodes} if v.number != null]"
+        if c.percent == "keep":
+            lets.append(("tiers", f"{n}__p{i}", numbers))
+        elif c.percent == "drop":
+            lets.append(("tiers", f"{n}__p{i}", f"[v for v in {nodes} if v.number != null and not v.is_percent]"))
+        else:
+            lets.append(("tiers", f"{n}__n{i}", numbers))
+            plain = f"[v for v in {n}__n{i} if not v.is_percent]"
+            lets.append(("percent", f"{n}__p{i}", f"{plain} if len({plain}) > 0 else {n}__n{i}"))
+        tiers.append(f"{n}__p{i}")
+    lets.append(("tiers", f"{n}_tiers", f"[{', '.join(tiers)}]"))
+    chosen = "0"
+    for i in range(len(tiers), 0, -1):
+        chosen = f"{i} if len({tiers[i - 1]}) > 0 else ({chosen})"
+    lets.append(("tiers", f"{n}_tier", chosen))
+    if c.distance:
+        marks = f"[start(x) for x in {_nodes(c.distance, kinds)}]" if c.distance in kinds else c.distance
+        gap = "c - start(v) - len(text(v))"
+        lets.append(("distance", f"{n}__near", f"[] if len({marks}) == 0 else ([start(v) for v in flatten({n}_tiers) if any([{gap} >= 0 and {gap} <= 1 for c in {marks}])])"))
+        for i, tier in enumerate(tiers, 1):
+            far = f"[v for v in {tier} if start(v) not in {n}__near]"
+            lets.append(("distance", f"{n}__d{i}", f"{tier} if len({n}__near) == 0 else ({far} if len({far}) > 0 else {tier})"))
+        tiers = [f"{n}__d{i}" for i in range(1, len(tiers) + 1)]
+
+    def first(lists: list[str]) -> str:
+        expr = lists[-1]
+        for name in reversed(lists[:-1]):
+            expr = f"{name} if len({name}) > 0 else ({expr})"
+        return expr
+
+    picked = first(tiers)
+    if c.latest:
+        lets.append(("latest", f"{n}__fix", f"max([start(x) for x in {_nodes(c.latest, kinds)}])"))
+        late = []
+        for i, tier in enumerate(tiers, 1):
+            lets.append(("latest", f"{n}__l{i}", f"[] if {n}__fix == null else [v for v in {tier} if start(v) > {n}__fix]"))
+            late.append(f"{n}__l{i}")
+        lets.append(("latest", f"{n}__late", first(late)))
+        picked = f"{n}__late if len({n}__late) > 0 else ({picked})"
+    if c.asides:
+        bounds = "find(answer, 'BOUNDARY')"
+        lets.append(("asides", f"{n}__opens", f"[start(b) for b in {bounds} if text(b) in ['(', '[']]"))
+        lets.append(("asides", f"{n}__closes", f"[] if len({n}__opens) == 0 else ([start(b) for b in {bounds} if text(b) in [')', ']']])"))
+        open_before = f"any([o < start(v) and not any([o < x and x < start(v) for x in {n}__closes]) for o in {n}__opens])"
+        lets.append(("asides", f"{n}__inside", f"[] if len({n}__opens) == 0 else ([start(v) for v in flatten([{', '.join(tiers)}]) if {open_before}])"))
+        outs = []
+        for i, tier in enumerate(tiers, 1):
+            lets.append(("asides", f"{n}__o{i}", f"{tier} if len({n}__inside) == 0 else ([v for v in {tier} if start(v) not in {n}__inside])"))
+            outs.append(f"{n}__o{i}")
+        lets.append(("asides", f"{n}__out", first(outs)))
+        picked = f"{n}__out if len({n}__out) > 0 else ({picked})"
+    values = f"unique([v.number for v in ({picked})])"
+    if c.fallback:
+        drop = " and not r.is_percent" if c.percent != "keep" else ""
+        spare = f"unique([r.number for r in {_nodes(c.fallback, kinds)} if r.number != null{drop}])"
+        values = f"{values} if {n}_tier > 0 else {spare}"
+    lets.append(("tiers", c.plural, values))
+    return lets
 
 
 def _letter_values(c: Component) -> str:
@@ -218,10 +330,17 @@ KINDS: dict[str, Kind] = {
 }
 
 
-def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[str, ...]] | None) -> Expanded:
+def expand_components(
+    raw: list[dict[str, Any]],
+    claim_kinds: dict[str, tuple[str, ...]] | None,
+    node_kinds: frozenset[str] = frozenset(),
+    fields: frozenset[str] = frozenset(),
+) -> Expanded:
     """Check each ``[[component]]`` table and return the bindings, requirements and outputs its
-    kind gives it (ComponentError for a table that cannot be used)."""
-    components = [_component(index, entry, claim_kinds) for index, entry in enumerate(raw)]
+    kind gives it (ComponentError for a table that cannot be used). ``node_kinds`` are the names
+    ``find(answer, ...)`` looks for (the answer grammar's rules, aliases and terminals); ``fields``
+    what a node may have (those and the rule's attributes), for a reading's ``number``."""
+    components = [_component(index, entry, claim_kinds, node_kinds, fields) for index, entry in enumerate(raw)]
     names = [c.name for c in components]
     for c in components:
         if names.count(c.name) > 1:
@@ -229,7 +348,10 @@ def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[st
     out = Expanded()
     for c in components:
         kind = KINDS[c.kind]
-        out.lets.append((c.index, "values" if c.values else "kind", c.plural, c.values or kind.values(c)))
+        if c.tiers:
+            out.lets.extend((c.index, at, name, source) for at, name, source in _number_reading(c, node_kinds))
+        else:
+            out.lets.append((c.index, "values" if c.values else "kind", c.plural, c.values or kind.values(c)))
         out.lets.append((c.index, "name", c.name, f"{c.plural}[0] if len({c.plural}) == 1 else null"))
         checks = {
             "missing": f"len({c.plural}) > 0",
@@ -258,7 +380,13 @@ def expand_components(raw: list[dict[str, Any]], claim_kinds: dict[str, tuple[st
     return out
 
 
-def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[str, ...]] | None) -> Component:
+def _component(
+    index: int,
+    entry: dict[str, Any],
+    claim_kinds: dict[str, tuple[str, ...]] | None,
+    node_kinds: frozenset[str] = frozenset(),
+    fields: frozenset[str] = frozenset(),
+) -> Component:
     def fail(field_name: str | None, message: str) -> ComponentError:
         return ComponentError(index, field_name, message)
 
@@ -279,8 +407,9 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
         raise fail("kind", f"unknown component kind {kind!r} (kinds: {', '.join(KINDS)})")
     claim = entry.get("claim", name)
     hedge = entry.get("hedge", "own")
+    tiers = _reading(entry, kind, node_kinds, fields, fail)
     # the claim kind is read for the values (unless the rule gives its own) and for an own hedge
-    reads_claims = "values" not in entry or (hedge == "own" and "hedged" not in entry) or "claim" in entry
+    reads_claims = "values" not in entry and not tiers or (hedge == "own" and "hedged" not in entry) or "claim" in entry
     if reads_claims and claim_kinds is None:
         raise fail(None, "components read the claim layer: the rule needs a [claims] table")
     if reads_claims and claim not in claim_kinds:
@@ -336,4 +465,65 @@ def _component(index: int, entry: dict[str, Any], claim_kinds: dict[str, tuple[s
         relative=relative,
         output=entry.get("output", True),
         parts=tuple(parts),
+        tiers=tiers,
+        percent=entry.get("percent", "keep"),
+        distance=entry.get("distance"),
+        asides=entry.get("asides", False),
+        latest=entry.get("latest"),
+        fallback=entry.get("fallback"),
     )
+
+
+def _reading(
+    entry: dict[str, Any],
+    kind: str,
+    node_kinds: frozenset[str],
+    fields: frozenset[str],
+    fail: Callable[[str | None, str], ComponentError],
+) -> tuple[tuple[str, ...], ...]:
+    """Check a number component's reading by cues (``tiers`` and the steps that go with it) and
+    return its tiers (empty: no such reading)."""
+    used = [f for f in READING_FIELDS if f in entry]
+    if not used:
+        return ()
+    if kind != "number":
+        raise fail(used[0], f"{used[0]} belongs to a number component's reading (kind = \"number\")")
+    if "tiers" not in entry:
+        raise fail(used[0], f"{used[0]} is a step of a number's reading by cues: it needs `tiers`")
+    if "values" in entry:
+        raise fail("values", "a component reads its values by `tiers` or by `values`, not both")
+
+    def source(value: Any, field_name: str) -> str:
+        if not isinstance(value, str) or not _NAME.match(value):
+            raise fail(field_name, f"{field_name} names node kinds or bound names, not {value!r}")
+        return value
+
+    tiers = []
+    raw = entry["tiers"]
+    if not raw:
+        raise fail("tiers", "tiers lists one or more tiers, strongest cue first")
+    for tier in raw:
+        names = tier if isinstance(tier, list) else [tier]
+        if not names:
+            raise fail("tiers", "a tier names one or more node kinds or bound names, not []")
+        tiers.append(tuple(source(name, "tiers") for name in names))
+    percent = entry.get("percent", "keep")
+    if percent not in PERCENT_RULES:
+        raise fail("percent", f"percent is one of {', '.join(PERCENT_RULES)}, not {percent!r}")
+    if fields:
+        for needed, why in (("number", "every tier's nodes"), ("is_percent", "percent")):
+            if needed == "is_percent" and percent == "keep":
+                continue
+            if needed not in fields:
+                raise fail(
+                    "tiers" if needed == "number" else "percent",
+                    f"{why} read each node's {needed}: declare an [[attribute]] {needed!r}",
+                )
+    for name in ("distance", "fallback"):
+        if name in entry:
+            source(entry[name], name)
+    if "latest" in entry:
+        latest = source(entry["latest"], "latest")
+        if node_kinds and latest not in node_kinds:
+            raise fail("latest", f"latest {latest!r} is not a rule or terminal of the answer grammar")
+    return tuple(tiers)

@@ -485,7 +485,12 @@ def load_rule(path: str | Path) -> Rule:
     claims, claims_target = _claims(data.get("claims"), loc, answer_grammar, compile_at)
     names = _BoundNames({"key", "answer", "target"} | ({"claims"} if claims else set()))
     try:
-        components = expand_components(data.get("component", []), claims.kinds if claims else None)
+        components = expand_components(
+            data.get("component", []),
+            claims.kinds if claims else None,
+            answer_grammar.field_names,
+            answer_grammar.field_names | {entry["name"] for entry in data.get("attribute", [])},
+        )
     except ComponentError as error:
         raise loc.error("component", error.index, error.field, error.message) from None
     # [[component]], [[let]] and [[require]] tables count in the order the file writes them: a
