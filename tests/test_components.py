@@ -279,3 +279,53 @@ def test_a_reading_belongs_to_a_number_with_its_attributes() -> None:
             [{"name": "x", "kind": "number", "tiers": ["a"], "percent": "drop", "hedge": "none"}],
             None, frozenset({"a"}), frozenset({"number"}),
         )
+
+
+# ---- a choice's values by the children that say them (said_by) ----------------------------------
+
+
+def test_said_by_gives_the_claim_nodes_their_value(tmp_path: Path) -> None:
+    rule = load_rule(resolve_rule_path("gear_train"))
+    assert "value" in rule.attributes["direction"]
+    scorer = Scorer(rule)
+    assert scorer.score(GEAR_KEY, "ANSWER: decrease; same direction").values["direction"] == "unchanged"
+    assert scorer.score(GEAR_KEY, "ANSWER: decrease; direction reversed").reason == "wrong direction"
+    expanded = expand_components(
+        [{"name": "c", "kind": "choice", "said_by": {"yes": ["yes", "moves"], "maybe": "perhaps", "no": []}}],
+        {"c": ("yes", "maybe", "no")},
+    )
+    assert expanded.attributes == [
+        (0, "c", "value", "'yes' if self.yes != null or self.moves != null else ('maybe' if self.perhaps != null else ('no'))")
+    ]
+
+
+@pytest.mark.parametrize(
+    "said_by, fragment",
+    [
+        ('{ unchanged = ["dir_same"], backwards = [] }', "'backwards' is not a value of claim kind 'direction'"),
+        ('{ unchanged = ["dir_same"], reversed = ["dir_bare"] }', "ends with the one value said otherwise"),
+        ('{ unchanged = [], reversed = [] }', "ends with the one value said otherwise"),
+        ('{ unchanged = ["dir_sane"], reversed = [] }', "no node of the answer grammar has a child 'dir_sane'"),
+        ('{ unchanged = [1], reversed = [] }', "a child name or a list of them"),
+    ],
+)
+def test_a_bad_said_by_is_a_load_error_at_its_line(tmp_path: Path, said_by: str, fragment: str) -> None:
+    old = 'said_by = { unchanged = ["dir_same", "dir_bare"], reversed = [] }'
+    path = _rule_copy(tmp_path, "gear_train", old, f"said_by = {said_by}")
+    with pytest.raises(RuleError) as raised:
+        load_rule(path)
+    message = str(raised.value)
+    assert fragment in message and "\n" not in message
+    line = int(message.split("gear_train.toml:", 1)[1].split(":", 1)[0])
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].startswith("said_by = ")
+
+
+def test_said_by_and_an_attribute_of_the_same_name_is_a_load_error(tmp_path: Path) -> None:
+    path = _rule_copy(
+        tmp_path, "gear_train", "[[component]]\nname = \"speed\"",
+        "[[attribute]]\nnode = \"direction\"\nname = \"value\"\nexpr = \"'reversed'\"\n\n[[component]]\nname = \"speed\"",
+    )
+    with pytest.raises(RuleError, match="direction nodes already have an attribute 'value'"):
+        load_rule(path)
+    with pytest.raises(ComponentError, match="said_by belongs to a choice"):
+        expand_components([{"name": "n", "kind": "number", "said_by": {"a": []}}], {"n": ()})

@@ -84,6 +84,7 @@ COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "asides": bool,
     "latest": str,
     "fallback": str,
+    "said_by": dict,
 }
 #: The number reading's fields (a number component with ``tiers`` reads its values by cues).
 READING_FIELDS = ("tiers", "percent", "distance", "asides", "latest", "fallback")
@@ -136,6 +137,9 @@ class Component:
     asides: bool = False
     latest: str | None = None
     fallback: str | None = None
+    #: A choice's values by the grammar children that say them, in order: (value, children); the
+    #: value with no children is the one said otherwise. Gives the claim node its ``value``.
+    said_by: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,8 @@ class Expanded:
     lets: list[tuple[int, str, str, str]] = field(default_factory=list)
     requires: list[tuple[int, str, str, str | None, str]] = field(default_factory=list)
     outputs: list[tuple[int, str, str]] = field(default_factory=list)
+    #: (index, node kind, attribute name, source): attributes a component gives its claim nodes.
+    attributes: list[tuple[int, str, str, str]] = field(default_factory=list)
 
 
 def _choice_values(c: Component) -> str:
@@ -249,6 +255,16 @@ def _number_reading(c: Component, kinds: frozenset[str]) -> list[tuple[str, str,
     return lets
 
 
+def _said_by(c: Component) -> str:
+    """The claim node's ``value``: the first value one of whose children the node has, else the
+    value said otherwise ('yes' if self.yes != null or self.changes != null else 'no')."""
+    expr = next(repr(value) for value, children in c.said_by if not children)
+    for value, children in reversed([(v, ch) for v, ch in c.said_by if ch]):
+        test = " or ".join(f"self.{child} != null" for child in children)
+        expr = f"{value!r} if {test} else ({expr})"
+    return expr
+
+
 def _letter_values(c: Component) -> str:
     return f"unique([upper(v) for v in claims.{c.claim}.values])"
 
@@ -348,6 +364,8 @@ def expand_components(
     out = Expanded()
     for c in components:
         kind = KINDS[c.kind]
+        if c.said_by:
+            out.attributes.append((c.index, c.claim, "value", _said_by(c)))
         if c.tiers:
             out.lets.extend((c.index, at, name, source) for at, name, source in _number_reading(c, node_kinds))
         else:
@@ -408,6 +426,7 @@ def _component(
     claim = entry.get("claim", name)
     hedge = entry.get("hedge", "own")
     tiers = _reading(entry, kind, node_kinds, fields, fail)
+    said_by = _said(entry, kind, claim_kinds, fields, fail)
     # the claim kind is read for the values (unless the rule gives its own) and for an own hedge
     reads_claims = "values" not in entry and not tiers or (hedge == "own" and "hedged" not in entry) or "claim" in entry
     if reads_claims and claim_kinds is None:
@@ -471,7 +490,40 @@ def _component(
         asides=entry.get("asides", False),
         latest=entry.get("latest"),
         fallback=entry.get("fallback"),
+        said_by=said_by,
     )
+
+
+def _said(
+    entry: dict[str, Any],
+    kind: str,
+    claim_kinds: dict[str, tuple[str, ...]] | None,
+    fields: frozenset[str],
+    fail: Callable[[str | None, str], ComponentError],
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Check a choice's ``said_by``: each declared value of its claim kind mapped to the answer
+    grammar's children that say it (a name or a list), exactly one mapped to [] (otherwise)."""
+    raw = entry.get("said_by")
+    if raw is None:
+        return ()
+    if kind != "choice":
+        raise fail("said_by", "said_by belongs to a choice component")
+    claim = entry.get("claim", entry["name"])
+    declared = (claim_kinds or {}).get(claim, ())
+    said = []
+    for value, children in raw.items():
+        names = [children] if isinstance(children, str) else children
+        if value not in declared:
+            raise fail("said_by", f"said_by: {value!r} is not a value of claim kind {claim!r} ({', '.join(declared)})")
+        if not isinstance(names, list) or not all(isinstance(n, str) and _NAME.match(n) for n in names):
+            raise fail("said_by", f"said_by maps {value!r} to a child name or a list of them")
+        unknown = [n for n in names if fields and n not in fields]
+        if unknown:
+            raise fail("said_by", f"said_by: no node of the answer grammar has a child {unknown[0]!r}")
+        said.append((value, tuple(names)))
+    if [bool(names) for _, names in said].count(False) != 1 or said[-1][1]:
+        raise fail("said_by", "said_by ends with the one value said otherwise, mapped to []")
+    return tuple(said)
 
 
 def _reading(

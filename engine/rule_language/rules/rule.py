@@ -493,6 +493,10 @@ def load_rule(path: str | Path) -> Rule:
         )
     except ComponentError as error:
         raise loc.error("component", error.index, error.field, error.message) from None
+    for index, kind, name, source in components.attributes:
+        if name in attributes.get(kind, {}):
+            raise loc.error("component", index, "said_by", f"{kind} nodes already have an attribute {name!r}")
+        attributes.setdefault(kind, {})[name] = compile_at("component", index, "said_by", source, {"self"})
     # [[component]], [[let]] and [[require]] tables count in the order the file writes them: a
     # component may read the lets before it (its `values`), later lets read its bindings, and
     # its requirements sit among the rule's own where it is declared.
