@@ -17,7 +17,6 @@ from keyaudit.engine.load.casefile import read_cases
 from keyaudit.engine.load.locate import resolve_rule_path
 from keyaudit.engine.reports.formatting import pct
 from keyaudit.engine.rule_language.authoring.agreement import Agreement, measure_agreement
-from keyaudit.engine.rule_language.authoring.grammar_notes import shift_reduce_notes
 from keyaudit.engine.rule_language.authoring.keystructure import require_cell
 from keyaudit.engine.rule_language.authoring.scaffold import CellTest, check_domain, scaffold_rule
 from keyaudit.engine.rule_language.authoring.scaffold import test_rule as run_rule_test
@@ -202,15 +201,17 @@ def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
 
 
 def _render_grammar_notes(rule) -> None:
-    """The answer grammar's silent shift/reduce resolutions (engine/rule_language/grammar_notes):
-    not errors, but each may hide an alternative of a rule; an author should look at them."""
-    notes, total = shift_reduce_notes(Path(rule.answer_grammar.path))
-    if not total:
+    """The reductions the rule's grammars hide (shift/reduce conflicts Lark resolves silently;
+    engine/rule_language/reading/conflicts.py). The load refused any the rule file does not
+    review, so each one shown here is reviewed: printed with the author's reason."""
+    notes = rule.key_grammar.hidden_reductions + rule.answer_grammar.hidden_reductions
+    if not notes:
         console.print("Grammar notes: no rule reduction hidden by a shift/reduce conflict")
         return
-    console.print(f"Grammar notes: {total} rule(s) with a reduction hidden by a shift/reduce conflict")
+    console.print(f"Grammar notes: {len(notes)} rule(s) with a reduction hidden by a shift/reduce conflict, each reviewed")
     for note in notes:
-        console.print(f"  {note}", soft_wrap=True, markup=False, highlight=False)
+        why = rule.reviewed_conflicts.get(note.rule, "")
+        console.print(f"  {note} — reviewed: {why}", soft_wrap=True, markup=False, highlight=False)
 
 
 def _render_tree(scorer: Scorer, text: str) -> None:

@@ -350,7 +350,7 @@ def test_running_out_of_memory_while_building_is_a_plain_one_line_error(
     def fail(*args, **kwargs):
         raise SystemError("<built-in method build of object at 0x7f3a2c1e5d00> returned NULL")
 
-    monkeypatch.setattr(grammar, "build_parser", fail)
+    monkeypatch.setattr(grammar, "build_parser_noting_conflicts", fail)
     path = tmp_path / "g.lark"
     path.write_text(ANSWER_GRAMMAR, encoding="utf-8")
     with pytest.raises(RuleError) as raised:

@@ -32,8 +32,9 @@ from ...errors import RuleError, located
 from ...load.filekind import exists_at_all, file_problem
 from ...load.timelimit import TimeLimitExceeded, time_limit
 from .ast import AttributeHook, Leaf, Node
+from .conflicts import notes_for
 from .fast_lalr import FastParser, Unparsed, fast_parser
-from .parser_cache import build_parser
+from .parser_cache import build_parser_noting_conflicts
 from .phrases import PhraseError, expand_phrases
 from .word_dispatch import install_word_dispatch
 
@@ -329,7 +330,7 @@ class CompiledGrammar:
             with time_limit(BUILD_SECONDS, "building the parser"), recursion_headroom(BUILD_FRAMES):
                 # The built LALR tables are cached in keyaudit's private cache folder, keyed by
                 # the grammar's text and options, and rebuilt when an imported file changes.
-                self._lark = build_parser(
+                self._lark, hidden = build_parser_noting_conflicts(
                     text,
                     loader=_ImportLoader(path.parent),
                     runtime={"tree_class": _NodeFactory(self), "source_path": str(path)},
@@ -379,6 +380,10 @@ class CompiledGrammar:
                 )
             ) from None
 
+        #: Reductions this grammar hides (shift/reduce conflicts Lark resolves silently), each
+        #: with the line of its rule: a rule load refuses them unless the rule file lists them as
+        #: reviewed (``[rule] reviewed_conflicts``).
+        self.hidden_reductions = notes_for(path, text, hidden)
         #: Free-text grammars (those with a ``WORD`` terminal) recover from a token that fits no
         #: construction by reading it as a plain word; key grammars stay strict.
         names = {t.name for t in self._lark.terminals}

@@ -16,15 +16,21 @@ keyaudit next. Instead:
   a SHA-256 of its text), and is used only if each import still resolves to the same file with
   the same text. A SHA-256 of the payload is checked before decoding;
 * anything odd is a miss: the parser is built again and the entry rewritten.
+
+Every build also records the reductions its grammar hides (:mod:`.conflicts`: shift/reduce
+conflicts Lark resolves silently), stored in the entry's header, so a load from the cache knows
+them without a second analysis.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Protocol
 
 import lark
@@ -34,8 +40,11 @@ from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
 from ...load.safe_io import PrivateDir, seal, unseal
+from . import conflicts
+from .conflicts import MAX_NOTES, ConflictLog, hidden_reductions
 
-FORMAT = "parsers-v1"
+#: v2: the header also holds the grammar's hidden reductions.
+FORMAT = "parsers-v2"
 FOLDER = "parsers"
 #: Entries kept (most recently used first).
 KEEP = 64
@@ -70,13 +79,21 @@ def _sha256(text: str) -> str:
 
 
 def entry_key(grammar: str, options: dict[str, Any]) -> str:
-    """Key of a grammar's tables: its text, the table-shaping options, Lark's and Python's versions."""
+    """Key of a grammar's tables: its text, the table-shaping options, Lark's and Python's
+    versions, and the conflict analysis's source."""
     shaping = {k: v for k, v in options.items() if k not in _DROPPED_OPTIONS}
     digest = hashlib.sha256(FORMAT.encode())
-    digest.update(f"\0{lark.__version__}\0{sys.version_info[:2]}\0".encode())
+    digest.update(f"\0{lark.__version__}\0{sys.version_info[:2]}\0{_analysis_digest()}\0".encode())
     digest.update(repr(sorted(shaping.items())).encode())
     digest.update(b"\0" + grammar.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _analysis_digest() -> str:
+    """The conflict analysis's own source: an entry's stored hidden reductions are only as
+    current as the code that found them."""
+    return hashlib.sha256(Path(conflicts.__file__).read_bytes()).hexdigest()
 
 
 @contextlib.contextmanager
@@ -96,6 +113,10 @@ def without_collision_scan() -> Iterator[None]:
         lark_lexer.has_interegular = previous
 
 
+#: A grammar's hidden reductions: (rule, terminals before which Lark shifts), see :mod:`.conflicts`.
+Hidden = list[tuple[str, tuple[str, ...]]]
+
+
 def build_parser(
     grammar: str,
     *,
@@ -106,6 +127,18 @@ def build_parser(
     """A Lark LALR parser for ``grammar``: from the cache when a valid entry exists, else built
     (``import_paths=[loader]``) and stored. ``runtime`` options (``tree_class``, ``source_path``,
     ``propagate_positions``) are given to the parser either way."""
+    return build_parser_noting_conflicts(grammar, loader=loader, runtime=runtime, **options)[0]
+
+
+def build_parser_noting_conflicts(
+    grammar: str,
+    *,
+    loader: RecordingLoader | None,
+    runtime: dict[str, Any],
+    **options: Any,
+) -> tuple[Lark, Hidden]:
+    """:func:`build_parser`, and the reductions the grammar hides (recorded when the tables were
+    built, kept in the cache entry)."""
     key = entry_key(grammar, options)
     folder = PrivateDir.open(FOLDER)
     if folder is not None:
@@ -114,16 +147,32 @@ def build_parser(
             if cached is not None:
                 return cached
     import_paths = [loader] if loader is not None else []
-    with without_collision_scan():
+    with without_collision_scan(), ConflictLog() as log:
         parser = Lark(grammar, import_paths=import_paths, **options, **runtime)
+    hidden = hidden_reductions(log.conflicts, parser.rules)
     if folder is not None:
-        _write(key, parser, loader)
-    return parser
+        _write(key, parser, loader, hidden)
+    return parser, hidden
+
+
+def _hidden_from(header: dict) -> Hidden | None:
+    """The hidden reductions a header stores, or None when they are not well-formed (a miss)."""
+    stored = header.get("hidden")
+    if not isinstance(stored, list) or len(stored) > MAX_NOTES:
+        return None
+    hidden: Hidden = []
+    for item in stored:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], list)):
+            return None
+        if not all(isinstance(t, str) for t in item[1]):
+            return None
+        hidden.append((item[0], tuple(item[1])))
+    return hidden
 
 
 def _read(
     folder: PrivateDir, key: str, loader: RecordingLoader | None, runtime: dict[str, Any]
-) -> Lark | None:
+) -> tuple[Lark, Hidden] | None:
     name = key[:40] + _SUFFIX
     data = folder.read(name, MAX_ENTRY_BYTES)
     if data is None:
@@ -134,6 +183,9 @@ def _read(
     try:
         if not _imports_unchanged(sealed[0].get("imports"), loader):
             return None
+        hidden = _hidden_from(sealed[0])
+        if hidden is None:
+            return None
         tables = decode(json.loads(sealed[1]))
         # Lark.load() takes no options; _load() is what Lark's own cache calls with them.
         parser = Lark.__new__(Lark)._load(
@@ -142,7 +194,7 @@ def _read(
     except Exception:  # noqa: BLE001 - a damaged or foreign entry is a miss
         return None
     folder.touch(name)
-    return parser
+    return parser, hidden
 
 
 def _imports_unchanged(imports: Any, loader: RecordingLoader | None) -> bool:
@@ -162,7 +214,7 @@ def _imports_unchanged(imports: Any, loader: RecordingLoader | None) -> bool:
     return True
 
 
-def _write(key: str, parser: Lark, loader: RecordingLoader | None) -> None:
+def _write(key: str, parser: Lark, loader: RecordingLoader | None, hidden: Hidden) -> None:
     try:
         data, memo = parser.memo_serialize([TerminalDef, Rule])
         data["options"] = {k: v for k, v in data["options"].items() if k not in _DROPPED_OPTIONS}
@@ -174,7 +226,8 @@ def _write(key: str, parser: Lark, loader: RecordingLoader | None) -> None:
     if folder is None:
         return
     with folder:
-        folder.write(key[:40] + _SUFFIX, seal(FORMAT, key, payload, imports=imports))
+        stored = [[rule, list(terminals)] for rule, terminals in hidden]
+        folder.write(key[:40] + _SUFFIX, seal(FORMAT, key, payload, imports=imports, hidden=stored))
         folder.prune(lambda n: n.endswith(_SUFFIX), KEEP)
 
 

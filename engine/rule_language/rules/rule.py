@@ -25,6 +25,8 @@ from ..reading.certainty import CertaintySpec
 from ..reading.claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from ..reading.components import COMPONENT_FIELDS, ComponentError, expand_components
 from ..reading.grammar import CompiledGrammar, compile_grammar, resolve_grammar
+from .conflict_review import TABLE as REVIEWED_CONFLICTS
+from .conflict_review import check_reviewed_conflicts
 
 #: ``[output]`` names the ``score`` command prints itself (its verdict fields).
 RESERVED_OUTPUTS = ("id", "accept", "reason", "detail")
@@ -57,6 +59,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     "key": None,
     "output": None,
     "keys_check": {"accepts": str},
+    REVIEWED_CONFLICTS: None,  # grammar rule name -> why; checked by .conflict_review
     "claims": {"subject": str, "target": str, "kinds": dict, "nouns": dict, "steady": dict, "within": str},
     "certainty": {
         "letters": bool, "numbers": bool, "words": list, "ignore": list, "benign": list, "when": str,
@@ -175,6 +178,9 @@ class Rule:
     #: ``[keys_check] accepts``: over ``target`` (the key's values) and ``other`` (another key's),
     #: true when the other key is a right answer to this one; the keys check tests exactly that.
     keys_accept: Expression | None = None
+    #: ``[reviewed_conflicts]``: grammar rule -> why Lark's shift is intended there (the load
+    #: refused every other hidden reduction; see :mod:`.conflict_review`).
+    reviewed_conflicts: dict[str, str] = field(default_factory=dict)
     source_text: str = field(default="", repr=False)
 
     @property
@@ -342,6 +348,8 @@ def _check_schema(data: dict[str, Any], loc: _Locator) -> None:
         fields = SCHEMA[table]
         for index, entry in enumerate(entries):
             at = index if table in _ARRAY_TABLES else None
+            if table == REVIEWED_CONFLICTS:
+                continue  # its names are grammar rules ("_item"), its values prose
             if fields is None:
                 for name, expr in entry.items():
                     if not _NAME.match(name):
@@ -442,6 +450,12 @@ def load_rule(path: str | Path) -> Rule:
     rule_dir = path.resolve().parent
     key_grammar = compile_grammar(resolve_grammar(head["key_grammar"], rule_dir, path))
     answer_grammar = compile_grammar(resolve_grammar(head["answer_grammar"], rule_dir, path))
+    check_reviewed_conflicts(
+        data.get(REVIEWED_CONFLICTS),
+        key_grammar.hidden_reductions + answer_grammar.hidden_reductions,
+        path.name,
+        lambda name, message: loc.error(REVIEWED_CONFLICTS, None, name, message),
+    )
 
     def compile_at(
         table: str, index: int | None, name: str, source: str, names: AbstractSet[str]
@@ -607,6 +621,7 @@ def load_rule(path: str | Path) -> Rule:
         )
         if "accepts" in data.get("keys_check", {})
         else None,
+        reviewed_conflicts=dict(data.get(REVIEWED_CONFLICTS, {})),
     )
 
 
