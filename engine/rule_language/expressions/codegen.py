@@ -68,6 +68,8 @@ HELPERS: dict[str, Any] = {
     "_list": list,
     "_int": int,
     "_SEQ": _SEQUENCES,
+    "_LT": (list, tuple),
+    "_SCALAR": (str, int, float, bool, type(None)),
     "_NUM": (int, float),
     "_MAX_ITEMS": MAX_ITEMS,
     "_MAX_CHARS": MAX_CHARS,
@@ -120,6 +122,9 @@ class _Generator:
         self.names: list[str] = []
         #: The type of each constant's text (``_K[3]`` → str): checks on it are decided here.
         self.known: dict[str, type] = {"None": type(None), "True": bool, "False": bool}
+        #: Subtrees computed once before a comprehension's loop (see :meth:`hoist`), by id: the
+        #: local holding the value and the local holding the steps one evaluation charged.
+        self.hoisted: dict[int, tuple[str, str]] = {}
 
     # ---- output
 
@@ -176,6 +181,12 @@ class _Generator:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise _TooDeep
+        hoisted = self.hoisted.get(id(tree))
+        if hoisted is not None:  # computed before the loop: charged here as if computed again
+            value, cost = hoisted
+            self.emit(f"B.left -= {cost}")
+            self.emit("if B.left < 0: _exhausted()")
+            return value
         return getattr(self, "g_" + str(tree.data))(tree, local)
 
     def assign(self, value: str) -> str:
@@ -347,7 +358,7 @@ class _Generator:
         position = self.generate(tree.children[1], local)
         result = self.temp()
         self.emit(
-            f"if _type({target}) is _list and _type({position}) is _int"
+            f"if _type({target}) in _LT and _type({position}) is _int"
             f" and -_size({target}) <= {position} < _size({target}):"
         )
         self.emit(f"    {result} = {target}[{position}]")
@@ -472,6 +483,8 @@ class _Generator:
         self.emit(f"if _type({items}) not in _SEQ: {items} = _sequence({items}, _COMPREHENSION)")
         self.emit(f"if _size({items}) > _MAX_ITEMS: _exhausted()")
         self.charge(f"_size({items})")
+        for invariant in _invariants([t for t in (condition_tree, element_tree) if t is not None], str(variable)):
+            self.hoist(invariant, local)
         result = self.assign("[]")
         self.temps += 1
         slot = f"_v{self.temps}"
@@ -492,6 +505,62 @@ class _Generator:
         self.loops -= 1
         self.built(result, "list")
         return result
+
+
+    def hoist(self, tree: Tree, local: dict[str, str]) -> None:
+        """Compute ``tree`` — a call in a comprehension that does not read its variable, such as
+        ``lower(strip(text(self)))`` in ``[w[1] for w in words if w[0] == lower(strip(text(self)))]``
+        — once before the loop instead of once per item. Same value: expressions have no
+        effects. Same charges: the steps the one evaluation took are given back here and charged
+        again wherever the loop would have computed it (:meth:`generate`). The value must be a
+        scalar (a string, number, boolean or null), so nothing reading it is charged less for
+        having read the same object before (:meth:`Budget._measure` remembers lists); any other
+        value, or a failure, is :func:`_exhausted`: the closures then evaluate the expression."""
+        start = self.temp()
+        self.emit(f"{start} = B.left")
+        value = self.assign(self.generate(tree, local))
+        self.emit(f"if _type({value}) not in _SCALAR: _exhausted()")
+        cost = self.temp()
+        self.emit(f"{cost} = {start} - B.left")
+        self.emit(f"B.left = {start}")
+        self.hoisted[id(tree)] = (value, cost)
+
+
+#: Functions whose value is always a scalar (a string, number, boolean or null): a call of one
+#: that does not read a comprehension's variable is computed once before its loop.
+HOISTED_CALLS = frozenset({"lower", "upper", "strip", "text", "kind", "start", "len", "number", "str"})
+
+
+def _free_names(tree: Tree) -> frozenset[str]:
+    """The names ``tree`` reads that it does not bind (a comprehension binds its variable)."""
+    if tree.data == "name":
+        return frozenset({str(tree.children[0])})
+    if tree.data == "listcomp":
+        element, variable, iterable, *rest = tree.children
+        inner = _free_names(element).union(*(_free_names(t) for t in rest if isinstance(t, Tree)))
+        return _free_names(iterable) | (inner - {str(variable)})
+    return frozenset().union(*(_free_names(c) for c in tree.children if isinstance(c, Tree)))
+
+
+def _invariants(trees: list[Tree], variable: str) -> list[Tree]:
+    """The largest calls of :data:`HOISTED_CALLS` in ``trees`` that do not read ``variable``,
+    outside nested comprehensions (those hoist their own), in the order they are generated."""
+    found: list[Tree] = []
+    stack = list(reversed(trees))
+    while stack:
+        tree = stack.pop()
+        if tree.data == "listcomp":
+            continue
+        if (
+            tree.data == "call"
+            and str(tree.children[0]) in HOISTED_CALLS
+            and variable not in _free_names(tree)
+            and len(tree.children) > 1
+        ):
+            found.append(tree)
+            continue
+        stack.extend(reversed([c for c in tree.children if isinstance(c, Tree)]))
+    return found
 
 
 def generate(tree: Tree, literal: Callable[[Tree], tuple[bool, Any]]) -> tuple[str, tuple, tuple] | None:

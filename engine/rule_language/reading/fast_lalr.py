@@ -12,9 +12,11 @@ build, which ``tests/test_word_dispatch.py`` checks on every bundled grammar and
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from lark import Lark, Token
+from lark.parse_tree_builder import ChildFilterLALR_NoPlaceholders, ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
 from .ast import Leaf
@@ -38,15 +40,56 @@ class _StateLexer:
         self.callback = basic.callback
 
 
+#: How one grammar rule's match becomes a tree value: (tree class, name, children to keep, expand
+#: a single child). ``children to keep`` is Lark's child filter: (index, splice its children)
+#: pairs, or None for every child as it is.
+Plan = tuple[Any, str, tuple[tuple[int, bool], ...] | None, bool]
+
+
+def reduction_plan(callback: Any) -> Plan | None:
+    """What Lark's tree-building ``callback`` for one rule does, as data, where it is made of the
+    pieces an LALR parser without placeholders uses (a child filter, single-child expansion, the
+    tree class called with the rule's name); None for any other shape (the callback is then
+    called as it is). Read off the callback itself, so the plan does what Lark would do."""
+    to_include = None
+    if type(callback) is ChildFilterLALR_NoPlaceholders:
+        to_include = tuple((int(i), bool(expand)) for i, expand in callback.to_include)
+        callback = callback.node_builder
+    expand1 = type(callback) is ExpandSingleChild
+    if expand1:
+        callback = callback.node_builder
+    if type(callback) is not partial or callback.keywords or len(callback.args) != 1:
+        return None
+    return callback.func, callback.args[0], to_include, expand1
+
+
 class FastParser:
     """Parses a text with ``lark``'s LALR tables, or raises :class:`Unparsed`."""
 
     def __init__(self, lexers: dict[Any, Any], parser: Any, start: str) -> None:
         table = parser.parse_table
-        self.states = table.states
         self.start_state = table.start_states[start]
         self.end_state = table.end_states[start]
         self.callbacks = parser.callbacks
+        #: Each rule's reduction as data (Lark's callback where it has another shape), with the
+        #: length of its expansion and the rule's name: the loop below then calls the tree class
+        #: directly, without Lark's two or three wrappers per reduction (most reductions of a
+        #: free-text answer are a word joining the list of words before it).
+        reductions = {
+            rule: (len(rule.expansion), str(rule.origin.name), reduction_plan(callback), callback)
+            for rule, callback in parser.callbacks.items()
+        }
+        #: Each state's actions keyed by plain strings, a shift as (True, next state) and a
+        #: reduction as (False, its entry above): Lark's tables key some actions by ``Token``
+        #: (whose ``__eq__`` is Python code run on every lookup) and identify a reduction by its
+        #: ``Rule`` (whose ``__hash__`` is too); read once here, the loop does neither.
+        self.tables: dict[Any, dict[str, tuple[bool, Any]]] = {
+            state: {
+                str(symbol): (True, argument) if operation is Shift else (False, reductions[argument])
+                for symbol, (operation, argument) in actions.items()
+            }
+            for state, actions in table.states.items()
+        }
         self.basic_lexers = lexers
         self.lexers: dict[Any, _StateLexer] = {}
 
@@ -57,13 +100,15 @@ class FastParser:
         return found
 
     def parse(self, text: str) -> Any:
-        states, callbacks, end_state = self.states, self.callbacks, self.end_state
-        state_stack = [self.start_state]
+        tables, lexers, end_state = self.tables, self.lexers, self.end_state
+        state = self.start_state
+        table = tables[state]
+        state_stack = [state]
         value_stack: list[Any] = []
         pos, end = 0, len(text)
         while True:
             if pos < end:
-                lexer = self.lexers.get(state_stack[-1]) or self.lexer(state_stack[-1])
+                lexer = lexers.get(state) or self.lexer(state)
                 found = lexer.match_at(text, pos, end)
                 if found is None:
                     raise Unparsed
@@ -80,29 +125,53 @@ class FastParser:
             else:
                 kind, item, is_end = "$END", None, True
             while True:
-                action = states[state_stack[-1]].get(kind)
+                action = table.get(kind)
                 if action is None:
                     raise Unparsed
-                operation, argument = action
-                if operation is Shift:
+                shift, argument = action
+                if shift:
                     if is_end:
                         raise Unparsed
-                    state_stack.append(argument)
+                    state = argument
+                    table = tables[state]
+                    state_stack.append(state)
                     value_stack.append(item)
                     break
-                size = len(argument.expansion)
+                size, origin, plan, callback = argument
                 if size:
                     children = value_stack[-size:]
                     del state_stack[-size:]
                     del value_stack[-size:]
                 else:
                     children = []
-                node = callbacks[argument](children)
-                _shift, new_state = states[state_stack[-1]][argument.origin.name]
-                state_stack.append(new_state)
+                if plan is None:
+                    node = callback(children)
+                else:
+                    build, name, to_include, expand1 = plan
+                    if to_include is not None:
+                        children = _filtered(children, to_include)
+                    node = children[0] if expand1 and len(children) == 1 else build(name, children)
+                state = tables[state_stack[-1]][origin][1]
+                table = tables[state]
+                state_stack.append(state)
                 value_stack.append(node)
-                if is_end and new_state == end_state:
+                if is_end and state == end_state:
                     return node
+
+
+def _filtered(children: list, to_include: tuple[tuple[int, bool], ...]) -> list:
+    """Lark's ``ChildFilterLALR_NoPlaceholders``: the kept children, an inlined rule's spliced in
+    (its list taken over when it comes first, as Lark does for left recursion)."""
+    filtered: list = []
+    for index, to_expand in to_include:
+        if to_expand:
+            if filtered:
+                filtered += children[index].children
+            else:
+                filtered = children[index].children
+        else:
+            filtered.append(children[index])
+    return filtered
 
 
 def fast_parser(lark: Lark) -> FastParser | None:
