@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -34,8 +34,9 @@ from .errors import UsageError
 from .flag import flag_cells
 from .load.adjudications import Adjudication
 from .load.answer_line import find_answer_line
-from .load.benchmark import Benchmark, ItemRef, Response
+from .load.benchmark import Benchmark, KeyItem, Response
 from .load.locate import display_path
+from .load.response_table import ResponseTable
 from .profiling import mark
 from .proof_cache import Proved, proof_key, read_proof, write_proof
 from .reports.findings import (
@@ -68,10 +69,11 @@ from .rule_language.rules.rule import Rule
 from .rule_language.scoring.batch import judge_many, score_many
 from .rule_language.scoring.scorer import Scorer, jsonable
 from .stats.aggregate import OutcomeColumns, cell_table, summarize
-from .stats.baselines import RuleBaseline, rule_baseline, strict_baselines
+from .stats.baselines import rule_baselines, strict_baselines
 from .stats.corrected import CorrectionInputs
 from .stats.design import before_after_columns
 from .stats.extraction_error import RuleErrorSample
+from .stats.samples import KeyPlaces, outcome_variants
 from .stats.validation_card import card_status
 
 Progress = Callable[[int, int], None]
@@ -302,10 +304,10 @@ def run_audit(
     key_structure = _key_structure(benchmark, rules)
     mark("key structure")
 
-    responses = sorted(benchmark.responses, key=lambda r: (r.model, r.id))
+    responses = benchmark.response_table()
     labels = match_adjudications(benchmark, rules, scorers, adjudications) if adjudications else {}
     split: list[OutcomeColumns] | None = [] if adjudications else None
-    (before, after, low, high), verdicts, rule_verdicts = _score_responses(
+    (before, after, low, high), scored, rule_verdicts = _score_responses(
         benchmark, responses, ruled, labels, scorers, jobs, split
     )
     mark("outcomes (per model and item, four variants)")
@@ -317,10 +319,12 @@ def run_audit(
         else None
     )
 
-    baselines_before, baselines_after, cells = _cell_audits(benchmark, responses, ruled, key_structure)
+    baselines_before, baselines_after, cells = _cell_audits(
+        benchmark, scored.table, scored.id_rank, ruled, key_structure, jobs
+    )
     mark("baselines")
 
-    models, worked = _model_cells(benchmark, responses, ruled, verdicts)
+    models, worked = _model_cells(benchmark, scored, ruled)
     mark("model cells and worked examples")
 
     extraction = None
@@ -363,6 +367,25 @@ def run_audit(
     )
 
 
+@dataclass(frozen=True)
+class Scored:
+    """The ruled samples, scored: rows of the response ``table`` (in (model, id) order), their
+    rule verdicts with adjudicated labels applied, and each row's item code (its id's rank)."""
+
+    table: ResponseTable
+    rows: np.ndarray
+    verdicts: list[Any]
+    id_rank: np.ndarray
+
+
+def _id_ranks(keys: Sequence[KeyItem]) -> np.ndarray:
+    """Each key's rank by id (item index -> position in id order)."""
+    order = sorted(range(len(keys)), key=lambda k: keys[k].id)
+    rank = np.empty(len(keys), dtype=np.int64)
+    rank[order] = np.arange(len(keys))
+    return rank
+
+
 def _score_responses(
     benchmark: Benchmark,
     responses: Sequence[Response],
@@ -371,34 +394,46 @@ def _score_responses(
     scorers: Sequence[Scorer] = (),
     jobs: int = 1,
     split: list[OutcomeColumns] | None = None,
-) -> tuple[tuple[OutcomeColumns, ...], dict[tuple[str, str, int], Any], dict]:
+) -> tuple[tuple[OutcomeColumns, ...], Scored, dict]:
     """Score every response once: before = its stored strict verdict, after = its rule's verdict
     in a ruled cell (else the strict one), and after with every uncertain verdict counted wrong
     (low) and right (high). Returns one outcome per (model, item) for each of the four, the
-    samples of an item averaged (see the module docstring), the verdicts by (model, id, epoch)
-    with adjudicated labels applied (a label is certain), and the rule's own verdicts.
+    samples of an item averaged (see the module docstring); the ruled samples with their verdicts,
+    adjudicated labels applied (a label is certain); and, when there are labels, the rule's own
+    verdicts by (model, id, epoch).
 
-    The rule verdicts come from :func:`~.rule_language.scoring.batch.score_many`: each distinct (rule,
-    key, cleaned answer line) is scored once, in ``jobs`` processes when that pays.
+    Samples are taken in (model, id) order, as columns (:class:`~.load.response_table.ResponseTable`).
+    The rule verdicts come from :func:`~.rule_language.scoring.batch.score_many`: each distinct
+    (rule, key, cleaned answer line) is scored once, in ``jobs`` processes when that pays.
 
     ``split``, when given, receives the after outcomes split for the extraction-error correction
     (:data:`~.stats.corrected.SIDES`): the known right units (a label, or a cell no rule changes),
     then the unlabelled rule verdicts by kind (certain/uncertain accepts/rejects)."""
-    verdicts: dict[tuple[str, str, int], Any] = {}
-    rule_verdicts: dict[tuple[str, str, int], Any] = {}
     position = {id(scorer): i for i, scorer in enumerate(scorers)}
     for _, scorer in ruled.values():
         if id(scorer) not in position:
             position[id(scorer)] = len(scorers)
             scorers = [*scorers, scorer]
-    keys = benchmark.keys
-    work = []
-    for r in responses:
-        entry = ruled.get((r.ref.domain, r.ref.level))
-        if entry is not None:
-            work.append((position[id(entry[1])], keys[r.id].answer, r.text))
+    table = ResponseTable.from_responses(responses, benchmark.keys)
+    keys = table.keys
+    rule_at = {cell: position[id(scorer)] for cell, (_, scorer) in ruled.items()}
+    key_rule = np.fromiter(
+        (rule_at.get((k.ref.domain, k.ref.level), -1) for k in keys), dtype=np.int64, count=len(keys)
+    )
+    id_rank = _id_ranks(keys)
+    model_rank = np.argsort(np.argsort(np.array(table.models, dtype=object), kind="stable"))
+    item = table.item.astype(np.int64)
+    order = np.argsort(model_rank[table.model] * max(len(keys), 1) + id_rank[item], kind="stable")
+    in_rule = key_rule[item[order]] >= 0  # per sample, in (model, id) order
+    rows = order[in_rule]
+    texts = table.texts
+    work = [
+        (int(key_rule[k]), keys[k].answer, texts[r])
+        for r, k in zip(rows.tolist(), item[rows].tolist(), strict=True)
+    ]
     stats: dict[str, Any] = {}
-    scored = iter(score_many(scorers, work, jobs, stats))
+    verdicts = score_many(scorers, work, jobs, stats)
+    del work
     mark(
         "scoring",
         f"{stats['responses']:,} ruled responses, {stats['line_items']:,} distinct answer "
@@ -406,118 +441,85 @@ def _score_responses(
         + (f"{stats['workers']} workers (peak RSS {stats['worker_peak_mb']:,.0f} MB)"
            if stats["workers"] else "in process"),
     )
-    # Per sample: its (model, item) group, and right before, after, after with uncertain verdicts
-    # wrong, with them right. Kept as flat columns, not a tuple per sample: a full benchmark has
-    # millions of samples, and this stage was a tenth of `check --all`'s wall time.
-    group_of: dict[tuple[str, str], int] = {}
-    group_refs: list[tuple[str, ItemRef]] = []
-    groups: list[int] = []
-    sides: tuple[list[bool], ...] = ([], [], [], [])
-    before, after_side, low_side, high_side = sides
-    parts: tuple[list[bool], ...] = ([], [], [], [], []) if split is not None else ()
-    labels = labels or {}
-    for r in responses:
-        ref = r.ref
-        after = low = high = r.correct
-        entry = ruled.get((ref.domain, ref.level))
-        if entry is not None:
-            verdict = next(scored)
-            sample = (r.model, r.id, r.epoch)
+    rule_verdicts: dict[tuple[str, str, int], Any] = {}
+    labelled = np.zeros(len(rows), dtype=bool)
+    if labels:
+        models = table.models
+        for n, (r, k) in enumerate(zip(rows.tolist(), item[rows].tolist(), strict=True)):
+            sample = (models[table.model[r]], keys[k].id, int(table.epoch[r]))
+            verdict = verdicts[n]
             rule_verdicts[sample] = verdict
             label = labels.get(sample)
             if label is not None:
-                verdict = replace(
+                labelled[n] = True
+                verdicts[n] = replace(
                     verdict,
                     accept=label.accept,
                     reason="" if label.accept else ADJUDICATED,
                     uncertain=(),
                 )
-            verdicts[sample] = verdict
-            after = low = high = verdict.accept
-            if verdict.uncertain:
-                low, high = False, True
-            if parts:
-                kind = -1 if label is not None else 2 * bool(verdict.uncertain) + (not verdict.accept)
-                for k, side in enumerate(parts):
-                    side.append(after if k == 0 and kind == -1 else k == kind + 1)
-        elif parts:
-            for k, side in enumerate(parts):
-                side.append(after if k == 0 else False)
-        item = (r.model, r.id)
-        group = group_of.get(item)
-        if group is None:  # an item's place (its ref) is its key's: the same for every sample
-            group = group_of[item] = len(group_refs)
-            group_refs.append((r.model, ref))
-        groups.append(group)
-        before.append(r.correct)
-        after_side.append(after)
-        low_side.append(low)
-        high_side.append(high)
-    variants = _outcome_variants(group_refs, np.asarray(groups, dtype=np.int64), sides + parts)
+    accept = np.fromiter((v.accept for v in verdicts), dtype=bool, count=len(verdicts))
+    doubt = np.fromiter((bool(v.uncertain) for v in verdicts), dtype=bool, count=len(verdicts))
+    before = table.correct[order]
+    after, low, high = before.copy(), before.copy(), before.copy()
+    after[in_rule] = accept
+    low[in_rule] = accept & ~doubt
+    high[in_rule] = accept | doubt
+    sides = [before, after, low, high]
+    if split is not None:
+        known = before.copy()  # a cell no rule changes: its strict verdict; a label: the label
+        known[in_rule] = accept & labelled
+        kind = np.where(labelled, -1, 2 * doubt + ~accept)
+        for k in range(4):
+            part = np.zeros(len(order), dtype=bool)
+            part[in_rule] = kind == k
+            sides.append(part)
+        sides.insert(4, known)
+    places = KeyPlaces([(k.ref.domain, k.ref.cluster, k.ref.level) for k in keys])
+    variants = outcome_variants(table.models, table.model[order], item[order], places, sides)
     if split is not None:
         split.extend(variants[4:])
-    return variants[:4], verdicts, rule_verdicts
-
-
-def _outcome_variants(
-    group_refs: Sequence[tuple[str, ItemRef]], groups: np.ndarray, sides: tuple[list[bool], ...]
-) -> tuple[OutcomeColumns, ...]:
-    """One outcome per (model, item) group, in order of first appearance, for each of before,
-    after, low and high, as columns that share everything but ``correct`` (a full benchmark has
-    millions of items). ``groups`` gives each sample's group; ``sides`` each sample's four
-    verdicts. An item of a model weighs the model's unit, the least common multiple of its items'
-    sample counts (1 when each has one), of which ``right · unit / samples`` are right."""
-    size = len(group_refs)
-    counts = np.bincount(groups, minlength=size)
-    names = [name for name, _ in group_refs]
-    models = sorted(set(names))
-    domains = sorted({ref.domain for _, ref in group_refs})
-    images = sorted({ref.cluster for _, ref in group_refs})
-    m_at, d_at, i_at = (
-        {name: i for i, name in enumerate(column)} for column in (models, domains, images)
-    )
-    model = np.fromiter((m_at[name] for name in names), dtype=np.int64, count=size)
-    domain = np.fromiter((d_at[ref.domain] for _, ref in group_refs), dtype=np.int64, count=size)
-    image = np.fromiter((i_at[ref.cluster] for _, ref in group_refs), dtype=np.int64, count=size)
-    level = np.fromiter((ref.level for _, ref in group_refs), dtype=np.int64, count=size)
-    units = np.ones(len(models), dtype=np.int64)
-    for at in range(len(models)):
-        mine = counts[model == at]
-        if mine.size and mine.max() > 1:
-            units[at] = np.lcm.reduce(mine)
-    n = units[model]
-    share = n // counts  # exact: a model's unit is a multiple of each of its items' counts
-    rights = [
-        np.bincount(groups, weights=np.asarray(side, dtype=np.float64), minlength=size).astype(np.int64)
-        * share
-        for side in sides
-    ]
-    base = OutcomeColumns(
-        tuple(models), tuple(domains), tuple(images), model, domain, image, level, n, rights[0]
-    )
-    return tuple(base.with_correct(right) for right in rights)
+    return variants[:4], Scored(table, rows, verdicts, id_rank), rule_verdicts
 
 
 def _cell_audits(
     benchmark: Benchmark,
-    responses: Sequence[Response],
+    table: ResponseTable,
+    id_rank: np.ndarray,
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
     key_structure: Sequence[CellStructure],
+    jobs: int = 1,
 ) -> tuple[dict[tuple[str, int], float], dict[tuple[str, int], float], list[CellAudit]]:
     """Baselines before (strict) and after (the rule's best constant answer) over the evaluated
-    items (those any model was evaluated on), and one CellAudit per ruled cell."""
-    evaluated = [benchmark.keys[i] for i in sorted({r.id for r in responses})]
+    items (those any model was evaluated on, in id order), and one CellAudit per ruled cell
+    (the rule baselines' pairs judged in ``jobs`` processes when that pays)."""
+    present = np.unique(table.item)
+    present = present[np.argsort(id_rank[present], kind="stable")]
+    evaluated = [table.keys[k] for k in present.tolist()]
     cell_keys = [((k.ref.domain, k.ref.level), k.answer) for k in evaluated]
     baselines_before = strict_baselines(cell_keys)
     baselines_after = dict(baselines_before)
+    by_cell: dict[tuple[str, int], list[str]] = {}
+    for cell, key in cell_keys:
+        if cell in ruled:
+            by_cell.setdefault(cell, []).append(key)
     corpus_size = {(st.domain, st.level): st.n_keys for st in key_structure}
+    with_keys = [(cell, entry) for cell, entry in sorted(ruled.items()) if by_cell.get(cell)]
+    # every cell's (candidate, key group) pairs judged together, in workers when that pays
+    scorers: list[Scorer] = []
+    for _, (_, scorer) in with_keys:
+        if all(s is not scorer for s in scorers):
+            scorers.append(scorer)
+    at = [next(n for n, s in enumerate(scorers) if s is scorer) for _, (_, scorer) in with_keys]
+
+    def judge(items: list[tuple[int, str, str | None]]) -> list[tuple[bool, str]]:
+        return judge_many(scorers, [(at[i], key, line) for i, key, line in items], jobs)
+
+    bases = rule_baselines([(scorer, by_cell[cell]) for cell, (_, scorer) in with_keys], judge)
     cells = []
-    for (domain, level), (rule, scorer) in sorted(ruled.items()):
-        keys = [k for c, k in cell_keys if c == (domain, level)]
+    for ((domain, level), (rule, scorer)), base in zip(with_keys, bases, strict=True):
+        keys = by_cell[(domain, level)]
         n_keys = corpus_size[(domain, level)]
-        if not keys:
-            continue
-        base: RuleBaseline = rule_baseline(scorer, keys)
         baselines_after[(domain, level)] = base.accuracy
         strict_count = round(baselines_before[(domain, level)] * len(keys))
         statuses = Counter(status_of(scorer, k) for k in keys)
@@ -552,7 +554,7 @@ def _aggregates(
 ) -> list[ModelAggregate]:
     """Per-model aggregates before and after, with the bootstrap runs of the L5−L4 gap; where
     verdicts are uncertain, the same figures at both ends of what they could be (:class:`Bounds`)."""
-    from .stats.bootstrap import bootstrap_difference  # numba: imported only when an audit runs
+    from .stats.bootstrap import bootstrap_differences  # numba: imported only when an audit runs
 
     before, after, low, high = (  # lists of Outcome (from tests) become columns too
         v if isinstance(v, OutcomeColumns) else OutcomeColumns.from_outcomes(v) for v in variants
@@ -569,14 +571,6 @@ def _aggregates(
     diff_high = low.with_correct(np.where(low.level == hi_level, high.correct, low.correct))
     summary_before = summarize(cell_table(before), baselines_before, settings.levels)
     summary_after = summarize(cell_table(after), baselines_after, settings.levels)
-    runs = 4 if uncertain_models else 2
-    total = runs * settings.resamples
-
-    def stage(index: int) -> Progress | None:
-        if progress is None:
-            return None
-        return lambda done, _total: progress(index * settings.resamples + done, total)
-
     common = dict(
         levels=settings.levels,
         resamples=settings.resamples,
@@ -585,21 +579,23 @@ def _aggregates(
         engine=settings.engine,
     )
     has_pairs = any(s.n_paired for s in summary_before.values())
-
-    def boot(outcomes: OutcomeColumns, baselines: dict, index: int) -> dict:
-        if not has_pairs:
-            return {}
-        return bootstrap_difference(outcomes, baselines, progress=stage(index), **common)
-
-    boot_before = boot(before, baselines_before, 0)
-    boot_after = boot(after, baselines_after, 1)
-    if uncertain_models:  # only then can anything move: four more summaries, two more runs
-        boot_low = boot(diff_low, baselines_after, 2)
-        boot_high = boot(diff_high, baselines_after, 3)
+    # before, after, and, only where uncertain verdicts can move anything, both ends of the
+    # difference: bootstrapped together (one pass of draws for all of them)
+    variants = [(before, baselines_before), (after, baselines_after)]
+    if uncertain_models:
+        variants += [(diff_low, baselines_after), (diff_high, baselines_after)]
         summary_low, summary_high, diff_summary_low, diff_summary_high = (
             summarize(cell_table(outcomes), baselines_after, settings.levels)
             for outcomes in (low, high, diff_low, diff_high)
         )
+    boots = (
+        bootstrap_differences(variants, progress=progress, **common)
+        if has_pairs
+        else [{} for _ in variants]
+    )
+    boot_before, boot_after = boots[0], boots[1]
+    if uncertain_models:
+        boot_low, boot_high = boots[2], boots[3]
 
     def difference(boots: dict, model: str, paired: int) -> Difference:
         return _difference(boots[model]) if model in boots and paired else _NO_DIFFERENCE
@@ -778,9 +774,8 @@ def _span(interval: Any) -> Span | None:
 
 def _model_cells(
     benchmark: Benchmark,
-    responses: Sequence[Response],
+    scored: Scored,
     ruled: dict[tuple[str, int], tuple[Rule, Scorer]],
-    verdicts: dict[tuple[str, str, int], Any],
 ) -> tuple[list[ModelCell], list[WorkedExample]]:
     """Per (model, ruled cell): counts and flips; and the worked examples, first per key status.
 
@@ -788,34 +783,58 @@ def _model_cells(
     rates, flips name ``id#epoch`` and reasons count samples. A worked example shows an item's
     lowest epoch.
     """
-    by: dict[tuple[str, str, int], list[Response]] = {}
-    for r in responses:
-        if (r.ref.domain, r.ref.level) in ruled:
-            by.setdefault((r.model, r.ref.domain, r.ref.level), []).append(r)
+    table, rows, verdicts = scored.table, scored.rows, scored.verdicts
+    keys = table.keys
+    item = table.item[rows].astype(np.int64)
+    epoch = table.epoch[rows]
+    correct = table.correct[rows]
+    cell_names = sorted(ruled)
+    cell_at = {cell: n for n, cell in enumerate(cell_names)}
+    key_cell = np.fromiter(
+        (cell_at.get((k.ref.domain, k.ref.level), -1) for k in keys), dtype=np.int64, count=len(keys)
+    )
+    # one group per (model, ruled cell); within it, samples by (id, epoch)
+    group = key_cell[item] * max(len(table.models), 1) + table.model[rows]
+    order = np.lexsort((epoch, scored.id_rank[item], group))
+    bounds = np.flatnonzero(np.diff(group[order])) + 1
+    runs = np.split(order, bounds) if len(order) else []
     every = benchmark.epochs == "all"
+    rank = {m: i for i, m in enumerate(benchmark.models)}
+
+    def place(run: np.ndarray) -> tuple[str, int, int, str]:
+        model = table.models[int(table.model[rows[run[0]]])]
+        domain, level = cell_names[int(key_cell[item[run[0]]])]
+        return domain, level, rank.get(model, 0), model
+
     models: list[ModelCell] = []
     worked: list[WorkedExample] = []
-    order = {m: i for i, m in enumerate(benchmark.models)}
-    for model, domain, level in sorted(by, key=lambda k: (k[1], k[2], order.get(k[0], 0), k[0])):
-        rows = sorted(by[(model, domain, level)], key=lambda r: (r.id, r.epoch))
+    statuses: dict[int, str] = {}
+    for run in sorted(runs, key=place):
+        domain, level, _, model = place(run)
         scorer = ruled[(domain, level)][1]
         up, down, reasons, uncertain = [], [], Counter(), []
-        first: dict[str, Response] = {}
-        items: dict[str, list[tuple[bool, bool, bool, bool]]] = {}
-        for r in rows:
-            v = verdicts[(model, r.id, r.epoch)]
-            name = f"{r.id}#{r.epoch}" if every else r.id
-            if v.accept and not r.correct:
+        first: dict[str, int] = {}
+        items: dict[int, list[tuple[bool, bool, bool, bool]]] = {}
+        for n in run.tolist():
+            v = verdicts[n]
+            k = int(item[n])
+            right = bool(correct[n])
+            item_id = keys[k].id
+            name = f"{item_id}#{int(epoch[n])}" if every else item_id
+            if v.accept and not right:
                 up.append(name)
-            if r.correct and not v.accept:
+            if right and not v.accept:
                 down.append(name)
             reasons[v.reason or "accepted"] += 1
             if v.uncertain:
                 uncertain.append((name, tuple(v.uncertain)))
             low = v.accept and not v.uncertain
             high = v.accept or bool(v.uncertain)
-            items.setdefault(r.id, []).append((r.correct, v.accept, low, high))
-            first.setdefault(status_of(scorer, benchmark.keys[r.id].answer), r)
+            items.setdefault(k, []).append((right, v.accept, low, high))
+            status = statuses.get(k)
+            if status is None:
+                status = statuses[k] = status_of(scorer, keys[k].answer)
+            first.setdefault(status, n)
         models.append(
             ModelCell(
                 model=model,
@@ -827,31 +846,31 @@ def _model_cells(
                 flips_up=tuple(up),
                 flips_down=tuple(down),
                 reasons=tuple(sorted(reasons.items())),
-                n_samples=len(rows),
+                n_samples=len(run),
                 uncertain=tuple(uncertain),
                 structured_low=_rate_sum(items.values(), 2),
                 structured_high=_rate_sum(items.values(), 3),
             )
         )
         for status in sorted(first):
-            r = first[status]
-            v = verdicts[(model, r.id, r.epoch)]
-            key = benchmark.keys[r.id]
+            n = first[status]
+            v = verdicts[n]
+            key = keys[int(item[n])]
             target = scorer.parse_key(key.answer).target
             worked.append(
                 WorkedExample(
                     model=model,
                     domain=domain,
                     level=level,
-                    id=r.id,
+                    id=key.id,
                     status=status,
                     target={k: jsonable(x) for k, x in target.items()},
-                    answer_line=_answer_line(scorer, r.text),
+                    answer_line=_answer_line(scorer, table.texts[int(rows[n])]),
                     extracted=dict(v.values),
                     accept=v.accept,
                     reason=v.reason,
                     question=key.question,
-                    epoch=r.epoch,
+                    epoch=int(epoch[n]),
                 )
             )
     return models, worked

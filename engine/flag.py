@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import numpy as np
+
 from .load.benchmark import Benchmark
 from .reports.findings import FlagRow
 
@@ -53,13 +55,18 @@ def flag_cells(benchmark: Benchmark) -> list[FlagRow]:
         if hit:
             flagged[cell] += 1
             flagged_ids.add(key.id)
+    # The responses' columns (millions of rows): counted per item, then per cell.
+    table = benchmark.response_table()
+    per_item = np.bincount(table.item, minlength=len(table.keys))
+    right_item = np.bincount(table.item, weights=table.correct, minlength=len(table.keys))
     evaluated: Counter[tuple[str, int]] = Counter()
     correct: Counter[tuple[str, int]] = Counter()
-    for response in benchmark.responses:
-        if response.id in flagged_ids:
-            cell = (response.ref.domain, response.ref.level)
-            evaluated[cell] += 1
-            correct[cell] += response.correct
+    for k in np.flatnonzero(per_item).tolist():
+        key = table.keys[k]
+        if key.id in flagged_ids:
+            cell = (key.ref.domain, key.ref.level)
+            evaluated[cell] += int(per_item[k])
+            correct[cell] += int(right_item[k])
     return [
         FlagRow(d, lv, flagged[(d, lv)], total[(d, lv)], evaluated[(d, lv)], correct[(d, lv)])
         for d, lv in sorted(flagged)

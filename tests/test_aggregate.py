@@ -132,25 +132,23 @@ def test_outcome_variants_weigh_each_models_items_by_its_own_unit():
     """Samples of one (model, item) are averaged; each model's items weigh the lcm of that model's
     sample counts; outcomes keep the order in which (model, item) first appears; a sample's four
     verdicts (before, after, low, high) land in the four variants."""
-    from keyaudit.engine.audit import _outcome_variants
-    from keyaudit.engine.load.benchmark import ItemRef
+    from keyaudit.engine.stats.samples import KeyPlaces, outcome_variants
 
-    a = ItemRef("d", "d_1", 5)
-    b = ItemRef("d", "d_2", 5)
-    c = ItemRef("e", "e_1", 4)
+    # items: 0 = a (d, d_1, L5), 1 = b (d, d_2, L5), 2 = c (e, e_1, L4); models: 0 = n, 1 = m
+    places = KeyPlaces([("d", "d_1", 5), ("d", "d_2", 5), ("e", "e_1", 4)])
     # model m: item a has 2 samples, item b has 3 (unit 6); model n: item c has 1 sample (unit 1).
-    group_refs = [("m", a), ("n", c), ("m", b)]
-    samples = [  # (group, before, after, low, high)
-        (0, True, True, True, True),
-        (1, False, True, False, True),
-        (2, True, False, False, False),
-        (0, False, True, False, True),
-        (2, True, True, True, True),
-        (2, False, True, True, True),
+    samples = [  # (model, item, before, after, low, high)
+        (1, 0, True, True, True, True),
+        (0, 2, False, True, False, True),
+        (1, 1, True, False, False, False),
+        (1, 0, False, True, False, True),
+        (1, 1, True, True, True, True),
+        (1, 1, False, True, True, True),
     ]
-    groups = np.array([s[0] for s in samples], dtype=np.int64)
-    sides = tuple([s[k] for s in samples] for k in range(1, 5))
-    before, after, low, high = _outcome_variants(group_refs, groups, sides)
+    model = np.array([s[0] for s in samples])
+    item = np.array([s[1] for s in samples])
+    sides = tuple(np.array([s[k] for s in samples]) for k in range(2, 6))
+    before, after, low, high = outcome_variants(("n", "m"), model, item, places, sides)
     assert before.models == ("m", "n") and before.domains == ("d", "e")
     assert before.model.tolist() == [0, 1, 0] and before.domain.tolist() == [0, 1, 0]
     assert before.image.tolist() == [0, 2, 1] and before.level.tolist() == [5, 4, 5]

@@ -304,12 +304,14 @@ def test_a_document_of_empty_objects_is_refused_before_it_is_parsed(tmp_path: Pa
 
 
 def test_many_large_samples_stop_at_the_budget(tmp_path: Path) -> None:
-    """20 samples of 200 MiB each, scaled down with the budget: 20 samples of 8 MiB, 64 MiB."""
+    """20 samples of 200 MiB each, scaled down with the budget: 20 samples of 8 MiB, 64 MiB
+    (each its own text: equal texts are kept once)."""
     log = tmp_path / "run.eval"
     with zipfile.ZipFile(log, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("header.json", json.dumps(HEADER))
         for i in range(1, 21):
-            archive.writestr(f"samples/{i:02d}_epoch_1.json", json.dumps(sample(i, "x" * 8 * MB)))
+            text = f"{i:02d}" + "x" * 8 * MB
+            archive.writestr(f"samples/{i:02d}_epoch_1.json", json.dumps(sample(i, text)))
     run = run_capped(
         "flag",
         "--bench",
@@ -323,11 +325,12 @@ def test_many_large_samples_stop_at_the_budget(tmp_path: Path) -> None:
 
 
 def test_many_long_lines_stop_at_the_budget(tmp_path: Path) -> None:
-    """200 lines of 15 MiB in a .jsonl.gz, scaled down: 40 lines of 4 MiB against 64 MiB."""
+    """200 lines of 15 MiB in a .jsonl.gz, scaled down: 40 lines of 4 MiB against 64 MiB (each
+    its own text: equal texts are kept once)."""
     path = tmp_path / "r.jsonl.gz"
     with gzip.open(path, "wb") as out:
         for i in range(1, 41):
-            row = {"id": f"dom_{i:04d}_q5", "model": "m", "response": "x" * 4 * MB}
+            row = {"id": f"dom_{i:04d}_q5", "model": "m", "response": f"{i:02d}" + "x" * 4 * MB}
             out.write(json.dumps(row).encode() + b"\n")
     run = run_capped(
         "flag",
@@ -357,7 +360,8 @@ def test_lm_eval_repeats_count_against_the_budget(tmp_path: Path, run_cli, monke
         "filter": "f",
         "metrics": ["exact_match"],
         "exact_match": 1,
-        "resps": [["ANSWER: stable"] * 20_000],  # 20,000 repeats of one document
+        # 20,000 repeats of one document, each its own text (equal texts are kept once)
+        "resps": [[f"ANSWER: stable {n:05d} " + "x" * 200 for n in range(20_000)]],
     }
     (folder / "samples_t_2024.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
     monkeypatch.setenv("KEYAUDIT_RESPONSE_MEMORY", "4")
@@ -381,9 +385,10 @@ def test_the_example_keeps_a_small_part_of_the_budget() -> None:
     from keyaudit.engine.load.locate import example_benchmark_dir
 
     loaded = load_benchmark(example_benchmark_dir())
-    kept = sum(sys.getsizeof(r.text) + RESPONSE_OVERHEAD for r in loaded.responses)
-    assert kept < 16 * MB  # README: about 12 MiB
-    # the scale benchmark (2,480,000 responses of the same generator): about 1,050 MiB
+    texts = {r.text for r in loaded.responses}  # equal texts are kept (and charged) once
+    kept = sum(map(sys.getsizeof, texts)) + RESPONSE_OVERHEAD * len(loaded.responses)
+    assert kept < 16 * MB  # README: about 5 MiB
+    # the scale benchmark (2,480,000 responses of the same generator): about 350 MiB
     per_response = kept / len(loaded.responses)
     assert 2_480_000 * per_response < DEFAULT_MIB * MB * 0.55
 
@@ -398,7 +403,7 @@ def test_readme_states_the_loader_limits() -> None:
     table = table[: table.index("\n\n", table.index("| what |"))]
     for fragment in (
         f"{budget.DEFAULT_MIB:,} MiB (`{budget.ENVIRONMENT}`",
-        f"plus {budget.RESPONSE_OVERHEAD} bytes",
+        f"counts {budget.RESPONSE_OVERHEAD} bytes",
         f"{budget.BYTES_PER_SEPARATOR} bytes per",
         f"zstd windows up to {zipmember.ZSTD_MAX_WINDOW >> 20} MiB",
         f"LZMA dictionaries up to {zipmember.LZMA_MAX_DICTIONARY >> 20} MiB",

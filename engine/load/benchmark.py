@@ -25,10 +25,12 @@ import contextlib
 import gc
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from ..errors import DataError, KeyauditError, UsageError, located
 from . import keycache
@@ -37,8 +39,9 @@ from .csv_keys import QUESTION_COLUMNS, csv_tree_files, read_csv_keys
 from .excerpt import Excerpter
 from .filekind import exists_at_all, file_problem, folder_problem
 from .jsonl import data_files, jsonl_files, read_jsonl, require_field
+from .response_table import ResponseTable, TableBuilder
 from .responses.records import FORMATS, FieldNames, LoggedRun, ResponseSource, RunInfo
-from .responses.sources import read_source, source_files, task_of
+from .responses.sources import iter_source, source_files, task_of
 from .strict import strict_correct
 from .timelimit import ID_SECONDS, ItemClock, TimeLimitExceeded
 from .tomlfile import load_toml
@@ -119,12 +122,17 @@ class Response:
 
 @dataclass(frozen=True)
 class Benchmark:
-    """A loaded benchmark: its configuration, every key, and every stored response."""
+    """A loaded benchmark: its configuration, every key, and every stored response.
+
+    ``responses`` is a :class:`~.response_table.ResponseTable` when loaded (columns: a few bytes a
+    response), or any sequence of :class:`Response` when built by hand; :meth:`response_table`
+    gives the columns either way.
+    """
 
     root: Path
     config: BenchmarkConfig
     keys: dict[str, KeyItem]
-    responses: tuple[Response, ...] = ()
+    responses: Sequence[Response] = ()
     response_files: dict[str, Path] = field(default_factory=dict)
     #: The epochs policy the responses were loaded with, and how each response file was read.
     epochs: str = "first"
@@ -142,18 +150,30 @@ class Benchmark:
         found = set(self.response_files)
         return tuple(name for name in self.config.roster if name not in found)
 
+    def response_table(self) -> ResponseTable:
+        """The responses as columns (built once when they were given as objects)."""
+        if isinstance(self.responses, ResponseTable):
+            return self.responses
+        table = self._index.get("table")
+        if table is None:
+            table = self._index["table"] = ResponseTable.from_responses(self.responses, self.keys)
+        return table
+
     @property
     def computed_models(self) -> tuple[str, ...]:
         """Models whose strict verdicts keyaudit computed because the file had none."""
-        return tuple(sorted({r.model for r in self.responses if r.correct_computed}))
+        table = self.response_table()
+        found = np.unique(table.model[table.computed])
+        return tuple(sorted(table.models[m] for m in found.tolist()))
 
     @property
     def n_epochs(self) -> int:
         """The most samples any model has of one id (1 unless logs have epochs or repeats)."""
-        counts: dict[tuple[str, str], int] = {}
-        for r in self.responses:
-            counts[(r.model, r.id)] = counts.get((r.model, r.id), 0) + 1
-        return max(counts.values(), default=1)
+        table = self.response_table()
+        if not len(table):
+            return 1
+        group = table.model.astype(np.int64) * max(len(table.keys), 1) + table.item
+        return int(np.unique(group, return_counts=True)[1].max())
 
     def keys_in_cell(self, domain: str, level: int) -> list[KeyItem]:
         """All keys of one cell of the full corpus, in id order."""
@@ -604,7 +624,7 @@ def load_responses(
     sources: tuple[ResponseSource, ...] | None = None,
     epochs: str = "first",
     answer_formats: Iterable[tuple[str, str]] | None = None,
-) -> tuple[tuple[Response, ...], dict[str, Path], tuple[RunInfo, ...]]:
+) -> tuple[ResponseTable, dict[str, Path], tuple[RunInfo, ...]]:
     """Every stored response of the sources (default: :func:`default_sources`), checked.
 
     Each sample's id must match the id pattern and have a key, and a log's own target must equal
@@ -624,8 +644,12 @@ def load_responses(
     names = config.fields
     files: dict[str, Path] = {}
     own_files: dict[str, Path] = {}
+    # Where each log sample was read, by (model, id, epoch): a second one is a duplicate. A
+    # keyaudit file's ids are checked within the file (one file per model), so its samples need
+    # no entry; a log of a model that also has one checks against that file's (id, epoch) pairs.
     seen: dict[tuple[str, str, int], str] = {}
-    kept: dict[tuple[str, str, int], Response] = {}
+    own_slots: dict[str, set[tuple[str, int]]] = {}
+    table = TableBuilder(keys)
     infos: list[RunInfo] = []
     excerpter = Excerpter.for_formats(answer_formats) if answer_formats is not None else None
     # One budget for the whole load: every source's responses count.
@@ -633,7 +657,7 @@ def load_responses(
     runs_seen: dict[str, tuple[LoggedRun, int]] = {}  # inspect eval id: its run, its info
     lm_tasks: dict[str, str] = {}  # lm-eval samples file: its task
     for source in sources:
-        for run in read_source(source, names, budget):
+        for run in iter_source(source, names, budget):  # one file's samples at a time
             if not run.samples:
                 continue
             if run.identity is not None:
@@ -645,7 +669,7 @@ def load_responses(
                     note = (("read once, also in", _shown(run.path, root)),)
                     infos[at] = replace(info, details=info.details + note)
                     continue
-                runs_seen.setdefault(run.identity, (run, len(infos)))
+                runs_seen.setdefault(run.identity, (replace(run, samples=[]), len(infos)))
             if run.format == "lm-eval":
                 lm_tasks[str(run.path)] = task_of(run.path) or run.path.name
             model = run.model
@@ -660,10 +684,14 @@ def load_responses(
                 own_files[model] = run.path
             files.setdefault(model, run.path)
             own = run.format in ("jsonl", "csv")  # one file per model, ids checked in the file
+            at = table.model_index(model)
+            if not own and model in own_files and model not in own_slots:
+                own_slots[model] = _slots_of(table, at)
+            in_own = own_slots.get(model, set()) if not own else set()
             for sample in run.samples:
-                slot = (model, sample.id, sample.epoch)
                 if not own:
-                    if slot in kept:
+                    slot = (model, sample.id, sample.epoch)
+                    if slot in seen or (sample.id, sample.epoch) in in_own:
                         other = seen.get(slot, str(files[model]))
                         raise DataError(
                             located(
@@ -676,19 +704,41 @@ def load_responses(
                             )
                         )
                     seen[slot] = sample.where
-                kept[slot] = _response(sample, model, config, keys)
+                key, correct, computed = _checked(sample, config, keys)
+                table.add_indexed(
+                    at, table.item_index(key.id), sample.epoch, correct, computed, sample.text
+                )
             infos.append(
                 RunInfo(_shown(run.path, root), run.format, model, len(run.samples), run.details)
             )
     if epochs == "first" and seen:  # logs may hold several epochs; keep the lowest of each item
-        lowest: dict[tuple[str, str], int] = {}
-        for model, item_id, epoch in kept:
-            key = (model, item_id)
-            lowest[key] = min(epoch, lowest.get(key, epoch))
-        responses = [r for (m, i, e), r in kept.items() if lowest[(m, i)] == e]
-    else:
-        responses = list(kept.values())
-    return tuple(responses), files, tuple(infos)
+        return table.table(keep=_lowest_epochs(table)), files, tuple(infos)
+    return table.table(), files, tuple(infos)
+
+
+def _slots_of(table: TableBuilder, model: int) -> set[tuple[str, int]]:
+    """The (id, epoch) pairs the table holds for one model."""
+    keys = table.keys
+    return {
+        (keys[item].id, epoch)
+        for m, item, epoch in zip(table.model, table.item, table.epoch, strict=True)
+        if m == model
+    }
+
+
+def _lowest_epochs(table: TableBuilder) -> np.ndarray:
+    """Which rows hold their (model, id)'s lowest epoch (a boolean mask, in row order)."""
+    model = np.frombuffer(table.model, dtype=np.int32).astype(np.int64)
+    item = np.frombuffer(table.item, dtype=np.int32).astype(np.int64)
+    epoch = np.frombuffer(table.epoch, dtype=np.int64)
+    group = model * max(len(table.keys), 1) + item
+    order = np.lexsort((epoch, group))  # by group, then epoch: each group's lowest first
+    grouped = group[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = grouped[1:] != grouped[:-1]
+    lowest = np.empty_like(epoch)
+    lowest[order] = epoch[order][np.flatnonzero(first)][np.cumsum(first) - 1]
+    return epoch == lowest
 
 
 def _two_forms(first: Path, second: Path) -> bool:
@@ -737,7 +787,11 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyItem]) -> Response:
+def _checked(
+    sample, config: BenchmarkConfig, keys: dict[str, KeyItem]
+) -> tuple[KeyItem, bool, bool]:
+    """A sample's key, checked (the id has a key, a log's own target
+    is that key), and its strict verdict: as stored, else computed (``computed`` true)."""
     where = sample.where
     key = keys.get(sample.id)
     if key is None:
@@ -763,8 +817,8 @@ def _response(sample, model: str, config: BenchmarkConfig, keys: dict[str, KeyIt
     else:
         correct, computed = sample.correct, False
     # The key's id matched the same id pattern when the keys were read: its place is the
-    # response's, and its string is shared (a full benchmark has millions of responses).
-    return Response(key.id, model, key.ref, sample.text, correct, computed, sample.epoch)
+    # response's (a full benchmark has millions of responses: each keeps its key's index).
+    return key, correct, computed
 
 
 def load_benchmark(

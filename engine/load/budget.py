@@ -6,9 +6,11 @@ lines of 15 MiB, 20 ``.eval`` samples of 200 MiB, or one 250 MiB document of ``[
 :class:`ResponseBudget` (default :data:`DEFAULT_MIB` MiB, ``KEYAUDIT_RESPONSE_MEMORY`` in MiB
 overrides it) and charges it with:
 
-* each response it keeps: its text (or what is kept of it, :mod:`.excerpt`) as Python stores it (``sys.getsizeof``: 1, 2 or 4 bytes a
-  character) plus :data:`RESPONSE_OVERHEAD` bytes for its records (the sample as read, the
-  response, its slot in the load's tables);
+* each response it keeps: :data:`RESPONSE_OVERHEAD` bytes for its row of the loaded
+  :class:`~.response_table.ResponseTable`, and its text (or what is kept of it, :mod:`.excerpt`)
+  as Python stores it (``sys.getsizeof``: 1, 2 or 4 bytes a character) the first time that text
+  is kept: equal texts are kept once, as one object (a benchmark's duplicate answers, most of
+  them short, are shared across models and items);
 * while a JSON document (an inspect ``.json`` log, an ``.eval`` member, an lm-eval results file) is
   read and parsed, an upper bound of the memory that takes: its bytes, its text, and
   :data:`BYTES_PER_SEPARATOR` bytes for each ``{``, ``[``, ``,`` and ``:`` in it (each starts at
@@ -17,7 +19,8 @@ overrides it) and charges it with:
   inflated bytes alone do not fit.
 
 Exceeding it is a :class:`DataError` naming the file (and member or line) where it happened. The
-example benchmark keeps about 12 MiB; the 2.48 M-response scale benchmark about 1,050 MiB.
+example benchmark keeps about 5 MiB; the 2.48 M-response scale benchmark about 350 MiB (1.2 M
+distinct texts of 2.48 M).
 """
 
 from __future__ import annotations
@@ -34,8 +37,10 @@ DEFAULT_MIB = 2048
 ENVIRONMENT = "KEYAUDIT_RESPONSE_MEMORY"
 #: Largest budget the variable may set, MiB (1 TiB).
 MAX_MIB = 1 << 20
-#: Bytes charged per kept response besides its text.
-RESPONSE_OVERHEAD = 256
+#: Bytes charged per kept response besides its text: its row of the response table (model and
+#: item indexes, epoch, flags: 17 bytes; its reference to the shared text: 8), and a share of the
+#: text table's slot, rounded up.
+RESPONSE_OVERHEAD = 32
 #: Bytes a parsed JSON document may take per ``{``, ``[``, ``,`` or ``:`` (an empty dict and its
 #: slot take 72; a float and its slot 32; a string's header and slot 57).
 BYTES_PER_SEPARATOR = 80
@@ -63,17 +68,23 @@ class ResponseBudget:
         self.used = 0
         #: What is kept of a response's text (:class:`.excerpt.Excerpter`; ``None``: all of it).
         self.excerpt = excerpt
+        #: Every distinct text kept so far, to share equal ones.
+        self._texts: dict[str, str] = {}
 
     def keep(self, text: str, where: object) -> str:
-        """What is kept of one response's text (its excerpt, or all of it), charged."""
+        """What is kept of one response's text (its excerpt, or all of it), charged; a text equal
+        to one kept before is returned as that one (kept once, charged once)."""
         if self.excerpt is not None:
             text = self.excerpt(text)
-        self.charge_text(text, where)
-        return text
+        known = len(self._texts)
+        shared = self._texts.setdefault(text, text)
+        self.charge_text(text if len(self._texts) > known else "", where)
+        return shared
 
     def charge_text(self, text: str, where: object) -> None:
-        """Count one kept response; over the budget is an error at ``where``."""
-        self.used += sys.getsizeof(text) + RESPONSE_OVERHEAD
+        """Count one kept response and its new ``text`` (``""``: a text kept before); over the
+        budget is an error at ``where``."""
+        self.used += (sys.getsizeof(text) if text else 0) + RESPONSE_OVERHEAD
         if self.used > self.limit:
             raise DataError(
                 located(

@@ -179,3 +179,104 @@ def pack_counts(counts: np.ndarray, offsets: np.ndarray) -> np.ndarray | None:
                 return None
     c = counts.astype(np.uint64)
     return c[..., 0] | (c[..., 1] << S16) | (c[..., 2] << S32) | (c[..., 3] << S48)
+
+
+@njit(cache=True, parallel=True)
+def diff_resamples_packed4(
+    packed, offsets, active, base_lo, base_hi, model_keys, stratum_keys, seed, start, stop
+):
+    """:func:`diff_resamples_packed` for up to four count sets that share one cluster layout
+    (the audit's before, after and the two ends of its uncertain verdicts: the same items, other
+    verdicts), in one pass: each draw is hashed once and adds to all four.
+
+    ``packed[m, c, v]`` (uint64) is variant ``v``'s packed counts (unused variants zero), and
+    ``base_lo[v, s]``/``base_hi[v, s]`` its baselines. Returns float64 ``[4, n_models, stop -
+    start]``; variant ``v``'s replicates are bit for bit those of :func:`diff_resamples_packed`
+    on its own counts (the same draws, sums and float operations in the same order).
+    """
+    n_models = packed.shape[0]
+    n_strata = offsets.shape[1] - 1
+    n_r = stop - start
+    out = np.empty((4, n_models, n_r), dtype=np.float64)
+    for i in prange(n_models * n_r):
+        m = i // n_r
+        kr = _resample_key(model_keys[m], seed, start + i % n_r)
+        row = packed[m]
+        acc0 = 0.0
+        acc1 = 0.0
+        acc2 = 0.0
+        acc3 = 0.0
+        k0 = 0
+        k1 = 0
+        k2 = 0
+        k3 = 0
+        for s in range(n_strata):
+            if active[m, s] == 0:
+                continue
+            first = offsets[m, s]
+            n = offsets[m, s + 1] - first
+            n_u = np.uint64(n)
+            z = _mix64(kr ^ stratum_keys[s])
+            tot0 = np.uint64(0)
+            tot1 = np.uint64(0)
+            tot2 = np.uint64(0)
+            tot3 = np.uint64(0)
+            for _ in range(n >> 1):
+                z = z + GAMMA
+                h = _mix64(z)
+                c = first + np.int64(((h >> S32) * n_u) >> S32)
+                tot0 += row[c, 0]
+                tot1 += row[c, 1]
+                tot2 += row[c, 2]
+                tot3 += row[c, 3]
+                c = first + np.int64(((h & LOW32) * n_u) >> S32)
+                tot0 += row[c, 0]
+                tot1 += row[c, 1]
+                tot2 += row[c, 2]
+                tot3 += row[c, 3]
+            if n & 1:
+                h = _mix64(z + GAMMA)
+                c = first + np.int64(((h >> S32) * n_u) >> S32)
+                tot0 += row[c, 0]
+                tot1 += row[c, 1]
+                tot2 += row[c, 2]
+                tot3 += row[c, 3]
+            # totals are the same for every variant (same items); each is read from its own sum
+            t_lo = np.int64((tot0 >> S16) & M16)
+            t_hi = np.int64(tot0 >> S48)
+            if t_lo != 0 and t_hi != 0:
+                acc0 += _domain_diff(
+                    np.int64(tot0 & M16), t_lo, np.int64((tot0 >> S32) & M16), t_hi,
+                    base_lo[0, s], base_hi[0, s],
+                )
+                k0 += 1
+            t_lo = np.int64((tot1 >> S16) & M16)
+            t_hi = np.int64(tot1 >> S48)
+            if t_lo != 0 and t_hi != 0:
+                acc1 += _domain_diff(
+                    np.int64(tot1 & M16), t_lo, np.int64((tot1 >> S32) & M16), t_hi,
+                    base_lo[1, s], base_hi[1, s],
+                )
+                k1 += 1
+            t_lo = np.int64((tot2 >> S16) & M16)
+            t_hi = np.int64(tot2 >> S48)
+            if t_lo != 0 and t_hi != 0:
+                acc2 += _domain_diff(
+                    np.int64(tot2 & M16), t_lo, np.int64((tot2 >> S32) & M16), t_hi,
+                    base_lo[2, s], base_hi[2, s],
+                )
+                k2 += 1
+            t_lo = np.int64((tot3 >> S16) & M16)
+            t_hi = np.int64(tot3 >> S48)
+            if t_lo != 0 and t_hi != 0:
+                acc3 += _domain_diff(
+                    np.int64(tot3 & M16), t_lo, np.int64((tot3 >> S32) & M16), t_hi,
+                    base_lo[3, s], base_hi[3, s],
+                )
+                k3 += 1
+        r = i % n_r
+        out[0, m, r] = acc0 / k0 if k0 > 0 else np.nan
+        out[1, m, r] = acc1 / k1 if k1 > 0 else np.nan
+        out[2, m, r] = acc2 / k2 if k2 > 0 else np.nan
+        out[3, m, r] = acc3 / k3 if k3 > 0 else np.nan
+    return out

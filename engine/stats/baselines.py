@@ -27,14 +27,15 @@ reported best answer is deterministic.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import DataError
+from ..load.answer_line import find_answer_line
 from ..rule_language.scoring.scorer import Scorer
 from .metrics import strict_baseline
 
-__all__ = ["RuleBaseline", "rule_baseline", "strict_baselines"]
+__all__ = ["RuleBaseline", "rule_baseline", "rule_baselines", "strict_baselines"]
 
 
 @dataclass(frozen=True)
@@ -58,22 +59,57 @@ def rule_baseline(scorer: Scorer, keys: Sequence[str]) -> RuleBaseline:
     Each distinct candidate is scored once per group of keys that every answer scores alike
     (:func:`_key_groups`), so the cost is candidates × groups, not (items)².
     """
-    if not keys:
+    (base,) = rule_baselines([(scorer, keys)])
+    return base
+
+
+#: Judges ``(cell index, key, answer line text or None)`` items: ``(accept, reason)`` each, in
+#: order, as ``Scorer.score_line(key, line, certainty=False)`` (``batch.judge_many``).
+Judge = Callable[[list[tuple[int, str, "str | None"]]], Sequence[tuple[bool, str]]]
+
+
+def rule_baselines(
+    cells: Sequence[tuple[Scorer, Sequence[str]]], judge: Judge | None = None
+) -> list[RuleBaseline]:
+    """:func:`rule_baseline` of each ``(scorer, keys)``, with every (candidate, key group) pair
+    of every cell judged in one call of ``judge`` (in worker processes when the caller's judge
+    uses them: at full size the pairs number about 100,000). Without ``judge`` each pair is
+    scored here. The candidate ``<label> <key>`` is read as a stored response is: its answer
+    line is found, and the line's text judged."""
+    if any(not keys for _, keys in cells):
         raise DataError("cannot compute a constant-answer baseline for a cell with no keys")
-    label = scorer.rule.answer_format.label
-    counts = Counter(keys)
-    distinct = sorted(counts)
-    groups = _key_groups(scorer, counts)
-    scored = []
-    for candidate in distinct:
-        response = f"{label} {candidate}"
-        correct = sum(
-            n for key, n in groups if scorer.score(key, response, certainty=False).accept
-        )
-        scored.append((candidate, correct))
-    scored.sort(key=lambda item: (-item[1], item[0]))
-    best, correct = scored[0]
-    return RuleBaseline(correct / len(keys), correct, len(keys), best, tuple(scored))
+    plans = []
+    items: list[tuple[int, str, str | None]] = []
+    for index, (scorer, keys) in enumerate(cells):
+        fmt = scorer.rule.answer_format
+        counts = Counter(keys)
+        distinct = sorted(counts)
+        groups = _key_groups(scorer, counts)
+        for candidate in distinct:
+            found = find_answer_line(f"{fmt.label} {candidate}", fmt.label, fmt.which)
+            line = None if found is None else found.text
+            items.extend((index, key, line) for key, _ in groups)
+        plans.append((distinct, groups, len(keys)))
+    if judge is None:
+        scorers = [scorer for scorer, _ in cells]
+        judged: Sequence[tuple[bool, str]] = [
+            (v.accept, v.reason)
+            for v in (scorers[i].score_line(key, line, certainty=False) for i, key, line in items)
+        ]
+    else:
+        judged = judge(items)
+    at = 0
+    out = []
+    for distinct, groups, n_keys in plans:
+        scored = []
+        for candidate in distinct:
+            correct = sum(n for (_, n), (accept, _) in zip(groups, judged[at:at + len(groups)], strict=True) if accept)
+            at += len(groups)
+            scored.append((candidate, correct))
+        scored.sort(key=lambda item: (-item[1], item[0]))
+        best, correct = scored[0]
+        out.append(RuleBaseline(correct / n_keys, correct, n_keys, best, tuple(scored)))
+    return out
 
 
 def _key_groups(scorer: Scorer, counts: Counter) -> list[tuple[str, int]]:

@@ -135,10 +135,19 @@ def before_after_columns(
     """:func:`before_after` on the audit's outcome columns (``after`` shares every column of
     ``before`` but ``correct``): one product per domain, so millions of outcomes cost seconds."""
     models = before.models
-    cell_of = np.stack([before.model, before.domain, before.level], axis=1)
-    cell_rows, cell_at = np.unique(cell_of, axis=0, return_inverse=True)
+    # cells (model, domain, level) in that order, as one integer code each (np.unique over rows,
+    # axis=0, sorts the same way but is several times slower on millions of outcomes)
+    levels, level_at = np.unique(before.level, return_inverse=True)
+    n_d, n_l = max(len(before.domains), 1), max(len(levels), 1)
+    code = (before.model * n_d + before.domain) * n_l + level_at.reshape(-1)
+    cell_codes, cell_at = np.unique(code, return_inverse=True)
     cell_at = cell_at.reshape(-1)
-    cells = [(models[m], before.domains[d], int(lv)) for m, d, lv in cell_rows]
+    cell_model, rest = np.divmod(cell_codes, n_d * n_l)
+    cell_domain, cell_level = np.divmod(rest, n_l)
+    cells = [
+        (models[m], before.domains[d], int(levels[lv]))
+        for m, d, lv in zip(cell_model.tolist(), cell_domain.tolist(), cell_level.tolist(), strict=True)
+    ]
     tail = (1 - confidence) / 2
     units_sum = np.zeros((resamples + 1, len(cells)))
     before_sum = np.zeros((resamples + 1, len(cells)))
@@ -152,11 +161,13 @@ def before_after_columns(
         images, image_at = np.unique(before.image[mine], return_inverse=True)
         own_cells, own_at = np.unique(cell_at[mine], return_inverse=True)
         shape = (images.size, own_cells.size)
-        units, right_b, right_a = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        at = (image_at.reshape(-1), own_at.reshape(-1))
-        np.add.at(units, at, before.n[mine])
-        np.add.at(right_b, at, before.correct[mine])
-        np.add.at(right_a, at, after.correct[mine])
+        # per (image, cell) sums; bincount of the flat index (np.add.at is ~30x slower)
+        flat = image_at.reshape(-1) * own_cells.size + own_at.reshape(-1)
+        units, right_b, right_a = (
+            np.bincount(flat, weights=values[mine], minlength=images.size * own_cells.size)
+            .reshape(shape)
+            for values in (before.n, before.correct, after.correct)
+        )
         clusters[own_cells] = np.count_nonzero(units, axis=0)
         counts = np.vstack([np.ones((1, images.size)), _draws(seed, domain, images.size, resamples)])
         units_sum[:, own_cells] = counts @ units
@@ -225,9 +236,8 @@ def _draws(seed: int, domain: str, n_images: int, resamples: int) -> np.ndarray:
     digest = hashlib.sha256(f"{seed}\0before_after\0{domain}".encode()).digest()
     rng = np.random.Generator(np.random.PCG64(int.from_bytes(digest[:16], "big")))
     picks = rng.integers(0, n_images, size=(resamples, n_images))
-    counts = np.zeros((resamples, n_images))
-    np.add.at(counts, (np.repeat(np.arange(resamples), n_images), picks.ravel()), 1)
-    return counts
+    flat = (np.arange(resamples)[:, None] * n_images + picks).ravel()
+    return np.bincount(flat, minlength=resamples * n_images).reshape(resamples, n_images).astype(float)
 
 
 def _mean_adjusted(acc: np.ndarray, baselines: np.ndarray) -> np.ndarray:

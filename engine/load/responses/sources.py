@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import glob as glob_module
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -47,6 +47,16 @@ def read_source(
 ) -> list[LoggedRun]:
     """Every run in ``source`` (one per file read), in path order. What they keep is charged to
     ``budget`` (the run's, shared by all its sources; default: a fresh one)."""
+    return list(iter_source(source, names, budget))
+
+
+def iter_source(
+    source: ResponseSource, names: FieldNames, budget: ResponseBudget | None = None
+) -> Iterator[LoggedRun]:
+    """:func:`read_source` one run at a time: a file is read when the previous one's run has
+    been taken, so a loader that keeps only what it needs of each run never holds every file's
+    samples at once (2.48 M samples as read took about 700 MB). A file's error is raised when
+    that file is reached."""
     budget = budget if budget is not None else ResponseBudget()
     if source.format not in FORMATS:
         raise DataError(
@@ -58,17 +68,20 @@ def read_source(
             )
         )
     if source.glob:
-        runs = []
+        found = 0
         for match in glob_matches(source):
             if match.is_file():
-                runs += _read_files([match], source, names, budget)
+                runs = _read_files([match], source, names, budget)
             else:
-                runs += _read_folder(match, source, names, budget, required=False)
-        if not runs:
+                runs = _read_folder(match, source, names, budget, required=False)
+            for run in runs:
+                found += 1
+                yield run
+        if not found:
             raise DataError(
                 located(source.path, None, None, f"no response files{_selection(source)}")
             )
-        return runs
+        return
     path = source.path
     problem = file_problem(path, "a response file")
     if problem is not None and exists_at_all(path) and folder_problem(path) is not None:
@@ -88,10 +101,11 @@ def read_source(
             raise DataError(
                 located(path, None, None, f"not an lm-eval samples file{_selection(source)}")
             )
-        return [_reader(fmt)(path, source, names, budget)]
+        yield _reader(fmt)(path, source, names, budget)
+        return
     if not path.is_dir():
         raise DataError(located(path, None, None, "no such file or folder of responses"))
-    return _read_folder(path, source, names, budget)
+    yield from _read_folder(path, source, names, budget)
 
 
 def glob_matches(source: ResponseSource) -> list[Path]:
@@ -134,8 +148,7 @@ def _selected(file: Path, fmt: str, source: ResponseSource) -> bool:
 
 def _read_files(
     files: list[Path], source: ResponseSource, names: FieldNames, budget: ResponseBudget
-) -> list[LoggedRun]:
-    runs = []
+) -> Iterator[LoggedRun]:
     for file in files:
         if source.format != "auto" and not _suffix_fits(file, source.format):
             continue  # not detected: an inspect .json is parsed whole to detect it
@@ -143,8 +156,7 @@ def _read_files(
             continue
         fmt = detect(file, budget)
         if _selected(file, fmt, source):
-            runs.append(_reader(fmt)(file, source, names, budget))
-    return runs
+            yield _reader(fmt)(file, source, names, budget)
 
 
 def _read_folder(
@@ -153,13 +165,15 @@ def _read_folder(
     names: FieldNames,
     budget: ResponseBudget,
     required: bool = True,
-) -> list[LoggedRun]:
-    runs = _read_files(_files(path, source.inside), source, names, budget)
-    if not runs and required:
+) -> Iterator[LoggedRun]:
+    found = 0
+    for run in _read_files(_files(path, source.inside), source, names, budget):
+        found += 1
+        yield run
+    if not found and required:
         raise DataError(
             located(path, None, None, f"no response files{_selection(source)} in this folder")
         )
-    return runs
 
 
 def source_files(source: ResponseSource) -> list[Path]:
