@@ -252,6 +252,19 @@ def _read_items(answer: Node, stop: frozenset[str], within: str | None) -> Itera
             yield from _items(region, stop)
 
 
+def read_items(answer: Node, stop: frozenset[str], within: str | None) -> tuple[Node | Leaf, ...]:
+    """:func:`_read_items` as a tuple, walked once per parsed answer: the claim layer and the
+    second reading (:mod:`..scoring.second_reading`) both read them, and a tree never changes."""
+    key = "\0items"  # cannot collide with a field name (see Node.find)
+    memo = answer._memo
+    known = memo.get(key)
+    if known is not None and known[0] is stop and known[1] == within:
+        return known[2]
+    items = tuple(_read_items(answer, stop, within))
+    memo[key] = (stop, within, items)
+    return items
+
+
 def _values(value: Any) -> list[Any]:
     if value is None:
         return []
@@ -350,7 +363,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 claim.retracted = src.retracted
         nouns.clear()
 
-    for item in _read_items(answer, atoms, spec.within):
+    for item in read_items(answer, atoms, spec.within):
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
         # the item's words, read once: a clause end, a negation ("nor") or a plain word
         lowered = (

@@ -36,8 +36,11 @@ class _StateLexer:
 
     def __init__(self, basic: Any) -> None:
         self.match_at = state_matcher(basic).match_at
-        self.ignore = basic.ignore_types
-        self.callback = basic.callback
+        # Plain strings: a parser Lark has just built (not loaded from the cache) names its
+        # terminals with Tokens, whose ``__eq__`` is Python code that every lookup of a name
+        # would run (and every ``kind ==`` of the tree's readers, had its leaves such kinds).
+        self.ignore = frozenset(str(kind) for kind in basic.ignore_types)
+        self.callback = {str(kind): callback for kind, callback in basic.callback.items()}
 
 
 #: How one grammar rule's match becomes a tree value: (tree class, name, children to keep, expand
@@ -118,7 +121,7 @@ class FastParser:
                     pos = after
                     continue
                 if kind in lexer.callback:  # a string terminal the regex also matched
-                    kind = lexer.callback[kind](Token(kind, value, pos, 1, 1)).type
+                    kind = str(lexer.callback[kind](Token(kind, value, pos, 1, 1)).type)
                 item: Any = Leaf(kind, value, pos, after)
                 pos = after
                 is_end = False

@@ -67,7 +67,7 @@ class _StateMatcher:
     """``BasicLexer.match`` for one parser state: the terminals the word admits, in order."""
 
     def __init__(self, names: list[str], terminals: _Terminals) -> None:
-        self.names = names
+        self.names = [str(name) for name in names]  # not Tokens: see fast_lalr._StateLexer
         self.terminals = terminals
         self.summaries = [terminals.summary(name) for name in names]
         self.by_key: dict[str, Candidates] = {}

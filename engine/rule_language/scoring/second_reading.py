@@ -55,7 +55,7 @@ from typing import Any
 import tomllib
 
 from ..reading.ast import Leaf, Node
-from ..reading.claims import NEGATION_WINDOW, _read_items
+from ..reading.claims import NEGATION_WINDOW, read_items
 
 __all__ = ["Part", "SecondReading", "parts_of"]
 
@@ -286,7 +286,7 @@ class SecondReading:
         if conflict and correction is not None:
             out.append("values conflict in an answer that corrects itself: the correction may not have been read")
         if tree is not None and self.claims is not None and (single or conflict or missing):
-            items = list(_read_items(tree, self.claims.atoms, self.claims.within))
+            items = read_items(tree, self.claims.atoms, self.claims.within)
             if missing:
                 out += _lone_negations(items, frozenset(self.claims.kinds))
             else:
