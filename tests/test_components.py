@@ -329,3 +329,71 @@ def test_said_by_and_an_attribute_of_the_same_name_is_a_load_error(tmp_path: Pat
         load_rule(path)
     with pytest.raises(ComponentError, match="said_by belongs to a choice"):
         expand_components([{"name": "n", "kind": "number", "said_by": {"a": []}}], {"n": ()})
+
+
+# ---- a hedge after the last claim (trailing, counted) -------------------------------------------
+
+def test_a_trailing_hedge_hedges_the_component(tmp_path: Path) -> None:
+    """'Tips, C over B. Probably.': the hedge is past every claim's clause, so only `trailing` (a
+    hedge mark after the last counted claim, here the joint) reads it."""
+    key = "tips between block C and block B"
+    bundled = Scorer(load_rule(resolve_rule_path("physical_stability_l4")))
+    assert bundled.score(key, "ANSWER: Tips, C over B. Probably.").reason == "status hedged"
+    assert bundled.score(key, "ANSWER: Tips at C-B").accept
+    old = 'trailing = ["HEDGE", "QUESTION"]\ncounted = "counted"\n'
+    without = Scorer(load_rule(_rule_copy(tmp_path, "physical_stability_l4", old, "")))
+    assert without.score(key, "ANSWER: Tips, C over B. Probably.").reason != "status hedged"
+    assert without.score(key, "ANSWER: Probably tips, C over B.").reason == "status hedged"  # the layer's
+
+
+def test_within_keeps_a_trailing_hedge_next_to_the_claim(tmp_path: Path) -> None:
+    """fbd: a hedge right after the last claim hedges it; one further on, in an explanation, does not."""
+    key = "downward (270 degrees; 0=right, 90=up)"
+    explained = "ANSWER: 270°. The normal force is probably smaller than gravity."
+    bundled = Scorer(load_rule(resolve_rule_path("fbd")))
+    assert bundled.score(key, explained).accept
+    assert bundled.score(key, "ANSWER: 270° (probably)").reason == "direction hedged"
+    anywhere = Scorer(load_rule(_rule_copy(tmp_path, "fbd", "within = 3\n", "")))
+    assert anywhere.score(key, explained).reason == "direction hedged"
+
+
+def test_trailing_reads_the_claim_kind_by_default() -> None:
+    expanded = expand_components(
+        [{"name": "slip", "kind": "choice", "trailing": ["HEDGE", "QUESTION"], "hedge": "none"}],
+        {"slip": ("yes", "no")}, frozenset({"HEDGE", "QUESTION"}),
+    )
+    hedged = [check for _, reason, check, _, _ in expanded.requires if reason == "slip hedged"]
+    assert len(hedged) == 1
+    assert "claims.slip.claims if not c.retracted" in hedged[0]
+    assert "find(answer, 'HEDGE') + find(answer, 'QUESTION')" in hedged[0]
+    counted = expand_components(
+        [{"name": "slip", "kind": "choice", "trailing": "HEDGE", "counted": "mine"}],
+        {"slip": ("yes", "no")}, frozenset({"HEDGE"}),
+    )
+    check = next(check for _, reason, check, _, _ in counted.requires if reason == "slip hedged")
+    assert check.startswith("not (claims.slip.hedged or (") and "for c in mine]" in check
+
+
+@pytest.mark.parametrize(
+    "old, new, fragment, field_line",
+    [
+        ('trailing = "HEDGE"', 'trailing = "HEDGES"', "trailing 'HEDGES' is not a rule or terminal", "trailing = "),
+        ('trailing = "HEDGE"', "trailing = []", "trailing names one or more node kinds", "trailing = "),
+        ('counted = "direction_claims"', 'counted = "direction_claim"', "counted 'direction_claim' is not a name",
+         "counted = "),
+        ('trailing = "HEDGE"\nwithin = 3\ncounted', "counted", "counted is a setting", "counted = "),
+        ("within = 3", "within = -1", "within is a number of characters", "within = "),
+        ('trailing = "HEDGE"\nwithin = 3\ncounted = "direction_claims"\n', "within = 3\n", "within is a setting",
+         "within = "),
+    ],
+)
+def test_a_bad_trailing_is_a_load_error_at_its_line(
+    tmp_path: Path, old: str, new: str, fragment: str, field_line: str
+) -> None:
+    path = _rule_copy(tmp_path, "fbd", old, new)
+    with pytest.raises(RuleError) as raised:
+        load_rule(path)
+    message = str(raised.value)
+    assert fragment in message and "\n" not in message
+    line = int(message.split("fbd.toml:", 1)[1].split(":", 1)[0])
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].startswith(field_line)

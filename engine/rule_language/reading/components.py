@@ -85,6 +85,9 @@ COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "latest": str,
     "fallback": str,
     "said_by": dict,
+    "trailing": (str, list),
+    "counted": str,
+    "within": int,
 }
 #: The number reading's fields (a number component with ``tiers`` reads its values by cues).
 READING_FIELDS = ("tiers", "percent", "distance", "asides", "latest", "fallback")
@@ -140,6 +143,14 @@ class Component:
     #: A choice's values by the grammar children that say them, in order: (value, children); the
     #: value with no children is the one said otherwise. Gives the claim node its ``value``.
     said_by: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: Node kinds of hedge marks ("HEDGE", "QUESTION") that hedge the component when one starts at
+    #: or after the end of its last counted claim ("yes, I think", "270°?"); empty: none.
+    trailing: tuple[str, ...] = ()
+    #: A name bound in the rule: the claims the component rests on, for ``trailing`` (default: its
+    #: claim kind's claims not retracted).
+    counted: str | None = None
+    #: With ``trailing``: how many characters after that end a mark may start (None: any number).
+    within: int | None = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +276,16 @@ def _said_by(c: Component) -> str:
     return expr
 
 
+def _trailing(c: Component) -> str:
+    """True when a hedge mark starts at or after the end of the component's last counted claim
+    ("247°, I think", "tips at C-B (?)"): a hedge past the clause the claim layer reads it in."""
+    counted = c.counted or f"[c for c in claims.{c.claim}.claims if not c.retracted]"
+    marks = " + ".join(f"find(answer, {mark!r})" for mark in c.trailing)
+    ends = f"[start(c.node) + len(text(c.node)) for c in {counted}]"
+    near = "" if c.within is None else f" and start(h) - max({ends}) <= {c.within}"
+    return f"(len([h for h in {marks} if start(h) >= max({ends}){near}]) > 0 if len({counted}) > 0 else false)"
+
+
 def _letter_values(c: Component) -> str:
     return f"unique([upper(v) for v in claims.{c.claim}.values])"
 
@@ -371,11 +392,12 @@ def expand_components(
         else:
             out.lets.append((c.index, "values" if c.values else "kind", c.plural, c.values or kind.values(c)))
         out.lets.append((c.index, "name", c.name, f"{c.plural}[0] if len({c.plural}) == 1 else null"))
+        hedged = f"({c.hedged})" if c.hedged else {"own": f"claims.{c.claim}.hedged", "answer": "claims.hedged"}.get(c.hedge)
+        if c.trailing:
+            hedged = f"{hedged} or {_trailing(c)}" if hedged else _trailing(c)
         checks = {
             "missing": f"len({c.plural}) > 0",
-            "hedged": f"not ({c.hedged})"
-            if c.hedged
-            else {"own": f"not claims.{c.claim}.hedged", "answer": "not claims.hedged"}.get(c.hedge),
+            "hedged": None if hedged is None else f"not {hedged}" if not c.trailing else f"not ({hedged})",
             "conflict": f"len({c.plural}) == 1",
             "reversed": kind.reversed(c) if kind.reversed else None,
             "wrong": kind.wrong(c) if kind.wrong else None,  # a compound: one per part, below
@@ -427,8 +449,15 @@ def _component(
     hedge = entry.get("hedge", "own")
     tiers = _reading(entry, kind, node_kinds, fields, fail)
     said_by = _said(entry, kind, claim_kinds, fields, fail)
-    # the claim kind is read for the values (unless the rule gives its own) and for an own hedge
-    reads_claims = "values" not in entry and not tiers or (hedge == "own" and "hedged" not in entry) or "claim" in entry
+    trailing = _trailing_marks(entry, node_kinds, fail)
+    # the claim kind is read for the values (unless the rule gives its own), for an own hedge and
+    # for the claims a trailing hedge follows
+    reads_claims = (
+        "values" not in entry and not tiers
+        or (hedge == "own" and "hedged" not in entry)
+        or "claim" in entry
+        or (bool(trailing) and "counted" not in entry)
+    )
     if reads_claims and claim_kinds is None:
         raise fail(None, "components read the claim layer: the rule needs a [claims] table")
     if reads_claims and claim not in claim_kinds:
@@ -491,7 +520,37 @@ def _component(
         latest=entry.get("latest"),
         fallback=entry.get("fallback"),
         said_by=said_by,
+        trailing=trailing,
+        counted=entry.get("counted"),
+        within=entry.get("within"),
     )
+
+
+def _trailing_marks(
+    entry: dict[str, Any],
+    node_kinds: frozenset[str],
+    fail: Callable[[str | None, str], ComponentError],
+) -> tuple[str, ...]:
+    """Check ``trailing`` (node kinds of hedge marks) and ``counted`` (a name) and ``within`` (a
+    number of characters), which go with it."""
+    raw = entry.get("trailing")
+    if raw is None:
+        for name in ("counted", "within"):
+            if name in entry:
+                raise fail(name, f"{name} is a setting of a `trailing` hedge: it needs `trailing`")
+        return ()
+    if "within" in entry and not 0 <= entry["within"] <= 10_000:
+        raise fail("within", "within is a number of characters, from 0")
+    marks = [raw] if isinstance(raw, str) else raw
+    if not marks or not all(isinstance(m, str) and _NAME.match(m) for m in marks):
+        raise fail("trailing", "trailing names one or more node kinds of hedge marks ('HEDGE', 'QUESTION')")
+    unknown = [m for m in marks if node_kinds and m not in node_kinds]
+    if unknown:
+        raise fail("trailing", f"trailing {unknown[0]!r} is not a rule or terminal of the answer grammar")
+    counted = entry.get("counted")
+    if counted is not None and not _NAME.match(counted):
+        raise fail("counted", f"counted names a list of claims bound in the rule, not {counted!r}")
+    return tuple(marks)
 
 
 def _said(

@@ -532,6 +532,10 @@ def load_rule(path: str | Path) -> Rule:
             raise loc.error("let", index, "name", f"let name {name!r} is invalid or already bound")
         lets.append((name, compile_at("let", index, "expr", entry["expr"], names.snapshot())))
         names.add(name)
+    for index, entry in enumerate(data.get("component", [])):
+        # the claims a trailing hedge follows may be bound anywhere in the file (a check sees them all)
+        if "counted" in entry and entry["counted"] not in names:
+            raise loc.error("component", index, "counted", f"counted {entry['counted']!r} is not a name the rule binds")
     component_requires: dict[int, list[Requirement]] = {}
     for index, reason, check, when, explain in components.requires:
         component_requires.setdefault(index, []).append(
