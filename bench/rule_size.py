@@ -2,7 +2,7 @@
 
 Sums the characters of every TOML string the engine compiles as an expression — ``[key]`` and
 ``[output]`` entries, ``[keys_check] accepts``, ``[claims] target``, ``[certainty] when``,
-``[[attribute]] expr``, ``[[component]]`` ``key``/``when``/``values``/``hedged``, ``[[let]] expr``,
+``[[attribute]] expr``, ``[[component]]`` ``key``/``when``/``values``/``hedged``/``denied``, ``[[let]] expr``,
 ``[[require]]`` ``check``/``when`` and ``[[uncertain]] check`` — with every whitespace run collapsed to
 one space, and counts the expression lines over 120 characters (a line of the file that holds
 expression text and is longer than 120 characters). Prints a table per rule and the total.
@@ -34,7 +34,7 @@ TABLE_FIELDS = {
 }
 ARRAY_FIELDS = {
     "attribute": ("expr",),
-    "component": ("key", "when", "values", "hedged"),
+    "component": ("key", "when", "values", "hedged", "denied"),
     "let": ("expr",),
     "require": ("check", "when"),
     "uncertain": ("check",),

@@ -397,3 +397,52 @@ def test_a_bad_trailing_is_a_load_error_at_its_line(
     assert fragment in message and "\n" not in message
     line = int(message.split("fbd.toml:", 1)[1].split(":", 1)[0])
     assert path.read_text(encoding="utf-8").splitlines()[line - 1].startswith(field_line)
+
+
+# ---- a denial that leaves one value asserts it (denied) -----------------------------------------
+
+
+def test_a_denial_that_leaves_one_value_asserts_it(tmp_path: Path) -> None:
+    bundled = Scorer(load_rule(resolve_rule_path("physical_stability_l4")))
+    assert bundled.score("stable", "ANSWER: It won't tip.").accept
+    assert bundled.score("stable", "ANSWER: It won't tip; it tips.").reason == "status conflict"  # stays visible
+    projectile = Scorer(load_rule(resolve_rule_path("projectile_motion")))
+    assert projectile.score("stay the same", "ANSWER: The range would not change.").accept
+    assert projectile.score("stay the same", "ANSWER: It does not increase.").reason == "change missing"  # two left
+    without = Scorer(load_rule(_rule_copy(tmp_path, "projectile_motion", 'denied = "claims.change.denied"\n', "")))
+    assert without.score("stay the same", "ANSWER: The range would not change.").reason == "change missing"
+
+
+def test_denied_generates_the_remaining_value() -> None:
+    expanded = expand_components(
+        [{"name": "s", "kind": "choice", "values": "mine", "denied": "theirs"}], {"s": ("up", "down", "same")},
+    )
+    lets = {name: source for _, _, name, source in expanded.lets}
+    assert lets["s__asserted"] == "mine" and lets["s__denied"] == "theirs"
+    assert lets["s__left"] == "[v for v in ['up', 'down', 'same'] if v not in s__denied]"
+    assert lets["ss"] == "s__asserted + s__left if len(s__denied) > 0 and len(s__left) == 1 " \
+        "and s__left[0] not in s__asserted else s__asserted"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"name": "s", "kind": "choice", "denied": "theirs"},  # no values of its own
+        {"name": "s", "kind": "number", "values": "mine", "denied": "theirs"},
+        {"name": "t", "kind": "choice", "values": "mine", "denied": "theirs"},  # a kind with no values
+    ],
+)
+def test_denied_belongs_to_a_choice_with_values(entry: dict) -> None:
+    with pytest.raises(ComponentError, match="denied belongs to a choice") as raised:
+        expand_components([entry], {"s": ("up", "down"), "t": ()})
+    assert raised.value.field == "denied"
+
+
+def test_a_bad_denied_is_a_load_error_at_its_line(tmp_path: Path) -> None:
+    path = _rule_copy(tmp_path, "projectile_motion", 'values = "asserted_changes"\n', "")
+    with pytest.raises(RuleError) as raised:
+        load_rule(path)
+    message = str(raised.value)
+    line = int(message.split("projectile_motion.toml:", 1)[1].split(":", 1)[0])
+    assert "denied belongs to a choice" in message
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].startswith("denied = ")

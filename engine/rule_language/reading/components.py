@@ -88,6 +88,7 @@ COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "trailing": (str, list),
     "counted": str,
     "within": int,
+    "denied": str,
 }
 #: The number reading's fields (a number component with ``tiers`` reads its values by cues).
 READING_FIELDS = ("tiers", "percent", "distance", "asides", "latest", "fallback")
@@ -151,6 +152,11 @@ class Component:
     counted: str | None = None
     #: With ``trailing``: how many characters after that end a mark may start (None: any number).
     within: int | None = None
+    #: A choice's own expression for the values its claims deny, beside its own ``values`` (those
+    #: asserted): a denial that leaves one declared value asserts it ("won't tip": stable).
+    denied: str | None = None
+    #: The claim kind's declared values (for ``denied``).
+    domain: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -276,6 +282,22 @@ def _said_by(c: Component) -> str:
     return expr
 
 
+def _remaining(c: Component) -> list[tuple[str, str, str]]:
+    """The lets (field, name, source) of a choice with ``denied``: its values are those asserted
+    (its ``values``) and, where the denials leave exactly one declared value not asserted, that one
+    ("does not change" -> stay the same; "won't tip" -> stable); a contradiction stays visible. The
+    claim layer applies the same to a kind's own values (claims.<kind>.values)."""
+    n = c.name
+    left = f"[v for v in {list(c.domain)!r} if v not in {n}__denied]"
+    implied = f"len({n}__denied) > 0 and len({n}__left) == 1 and {n}__left[0] not in {n}__asserted"
+    return [
+        ("values", f"{n}__asserted", c.values or ""),
+        ("denied", f"{n}__denied", c.denied or ""),
+        ("denied", f"{n}__left", left),
+        ("denied", c.plural, f"{n}__asserted + {n}__left if {implied} else {n}__asserted"),
+    ]
+
+
 def _trailing(c: Component) -> str:
     """True when a hedge mark starts at or after the end of the component's last counted claim
     ("247°, I think", "tips at C-B (?)"): a hedge past the clause the claim layer reads it in."""
@@ -389,6 +411,8 @@ def expand_components(
             out.attributes.append((c.index, c.claim, "value", _said_by(c)))
         if c.tiers:
             out.lets.extend((c.index, at, name, source) for at, name, source in _number_reading(c, node_kinds))
+        elif c.denied:
+            out.lets.extend((c.index, at, name, source) for at, name, source in _remaining(c))
         else:
             out.lets.append((c.index, "values" if c.values else "kind", c.plural, c.values or kind.values(c)))
         out.lets.append((c.index, "name", c.name, f"{c.plural}[0] if len({c.plural}) == 1 else null"))
@@ -457,6 +481,7 @@ def _component(
         or (hedge == "own" and "hedged" not in entry)
         or "claim" in entry
         or (bool(trailing) and "counted" not in entry)
+        or "denied" in entry
     )
     if reads_claims and claim_kinds is None:
         raise fail(None, "components read the claim layer: the rule needs a [claims] table")
@@ -466,6 +491,11 @@ def _component(
         raise fail(
             "kind",
             f"a choice needs [claims] kinds.{claim} to list its values (two or more), or its own `values`",
+        )
+    if "denied" in entry and (kind != "choice" or "values" not in entry or len(claim_kinds[claim]) < 2):
+        raise fail(
+            "denied",
+            "denied belongs to a choice with its own `values` (those asserted) and a claim kind listing its values",
         )
     if hedge not in HEDGE_SCOPES:
         raise fail("hedge", f"hedge is one of {', '.join(HEDGE_SCOPES)}, not {hedge!r}")
@@ -523,6 +553,8 @@ def _component(
         trailing=trailing,
         counted=entry.get("counted"),
         within=entry.get("within"),
+        denied=entry.get("denied"),
+        domain=tuple(claim_kinds[claim]) if "denied" in entry else (),
     )
 
 
