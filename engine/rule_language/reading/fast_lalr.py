@@ -43,10 +43,10 @@ class _StateLexer:
         self.callback = {str(kind): callback for kind, callback in basic.callback.items()}
 
 
-#: How one grammar rule's match becomes a tree value: (tree class, name, children to keep, expand
-#: a single child). ``children to keep`` is Lark's child filter: (index, splice its children)
-#: pairs, or None for every child as it is.
-Plan = tuple[Any, str, tuple[tuple[int, bool], ...] | None, bool]
+#: How one grammar rule's match becomes a tree value: (builder, name, children to keep, expand a
+#: single child, whether the builder takes the children alone). ``children to keep`` is Lark's
+#: child filter: (index, splice its children) pairs, or None for every child as it is.
+Plan = tuple[Any, str, tuple[tuple[int, bool], ...] | None, bool, bool]
 
 
 def reduction_plan(callback: Any) -> Plan | None:
@@ -63,7 +63,15 @@ def reduction_plan(callback: Any) -> Plan | None:
         callback = callback.node_builder
     if type(callback) is not partial or callback.keywords or len(callback.args) != 1:
         return None
-    return callback.func, callback.args[0], to_include, expand1
+    tree_class, name = callback.func, callback.args[0]
+    # A tree class that says what its call does (grammar._NodeFactory) is bypassed: an inlined
+    # rule's children are wrapped directly, any other rule's node built directly.
+    prefix = getattr(tree_class, "splice_prefix", None)
+    if isinstance(prefix, str) and prefix and str(name).startswith(prefix):
+        return tree_class.spliced, name, to_include, expand1, True
+    if prefix is not None:
+        return tree_class.build_node, name, to_include, expand1, False
+    return tree_class, name, to_include, expand1, False
 
 
 class FastParser:
@@ -150,10 +158,13 @@ class FastParser:
                 if plan is None:
                     node = callback(children)
                 else:
-                    build, name, to_include, expand1 = plan
+                    build, name, to_include, expand1, alone = plan
                     if to_include is not None:
                         children = _filtered(children, to_include)
-                    node = children[0] if expand1 and len(children) == 1 else build(name, children)
+                    if expand1 and len(children) == 1:
+                        node = children[0]
+                    else:
+                        node = build(children) if alone else build(name, children)
                 state = tables[state_stack[-1]][origin][1]
                 table = tables[state]
                 state_stack.append(state)

@@ -291,6 +291,12 @@ class _NodeFactory:
 
     def __init__(self, grammar: CompiledGrammar) -> None:
         self.grammar = grammar
+        #: What :meth:`__call__` does, for the lean driver (:mod:`.fast_lalr`) to do it without
+        #: the call: rules named with this prefix become ``spliced(children)``, the others
+        #: ``build_node(kind, children)``.
+        self.splice_prefix = "_"
+        self.spliced = _Spliced
+        self.build_node = grammar._build_node
 
     def __call__(self, kind: str, children: list) -> Node | _Spliced:
         # Rules named with a leading "_" (and Lark's own __star/__plus helpers) are spliced into
