@@ -446,3 +446,73 @@ def test_a_bad_denied_is_a_load_error_at_its_line(tmp_path: Path) -> None:
     line = int(message.split("projectile_motion.toml:", 1)[1].split(":", 1)[0])
     assert "denied belongs to a choice" in message
     assert path.read_text(encoding="utf-8").splitlines()[line - 1].startswith("denied = ")
+
+
+# ---- a number's arithmetic: results that are steps, not the value (arithmetic) ------------------
+
+GAUGE_ARITHMETIC = (
+    'arithmetic = { results = "calc_value", operands = "ref_value", operator = "OPERATOR", steps = "share_steps" }'
+)
+
+
+@pytest.mark.parametrize(
+    "key, answer",
+    [
+        ("yes; new value 125", "Yes; = 95 + 30 = 125"),  # an operator follows 95
+        ("yes; new value 125", "Yes; 70 + 25 = 95 psi + 30 psi = 125 psi"),
+        ("yes; new value 112.5", "Yes: 25% of 90 = 22.5; 90 + 22.5 = 112.5"),  # 22.5 is an operand later
+    ],
+)
+def test_arithmetic_drops_the_steps(tmp_path: Path, key: str, answer: str) -> None:
+    bundled = Scorer(load_rule(resolve_rule_path("gauge_reading")))
+    verdict = bundled.score(key, f"ANSWER: {answer}")
+    assert verdict.accept and verdict.values["value"] == float(key.rsplit(" ", 1)[1])
+    without = Scorer(load_rule(_rule_copy(tmp_path, "gauge_reading", GAUGE_ARITHMETIC + "\n", "")))
+    assert without.score(key, f"ANSWER: {answer}").reason == "values conflict"
+
+
+def test_arithmetic_adds_the_domain_steps(tmp_path: Path) -> None:
+    """'25% of 90 psi = 22.5 psi → 112.5 psi': the share is a step the rule knows (`steps`)."""
+    key, answer = "yes; new value 112.5", "ANSWER: Yes; 25% of 90 psi = 22.5 psi → 112.5 psi"
+    assert Scorer(load_rule(resolve_rule_path("gauge_reading"))).score(key, answer).accept
+    kind_only = GAUGE_ARITHMETIC.replace(', steps = "share_steps"', "")
+    path = _rule_copy(tmp_path, "gauge_reading", GAUGE_ARITHMETIC, kind_only)
+    assert Scorer(load_rule(path)).score(key, answer).reason == "values conflict"
+
+
+def test_arithmetic_binds_its_steps() -> None:
+    expanded = expand_components(
+        [{"name": "v", "kind": "number", "tiers": ["calc"], "arithmetic": {
+            "results": "calc", "operands": "ref", "operator": "OP", "steps": "mine"}}],
+        {"v": ()}, frozenset({"calc", "ref", "OP"}), frozenset({"number"}),
+    )
+    lets = {name: source for _, _, name, source in expanded.lets}
+    assert lets["v_steps"].endswith(" + mine") and "find(answer, 'calc')" in lets["v_steps"]
+    assert "find(answer, 'ref')" in lets["v__uses"] and "find(answer, 'OP')" in lets["v__ops"]
+    assert lets["v__p1"] == "[v for v in find(answer, 'calc') if v.number != null and start(v) not in v_steps]"
+
+
+@pytest.mark.parametrize(
+    "new, fragment",
+    [
+        (GAUGE_ARITHMETIC.replace("OPERATOR", "OPERATORS"), "arithmetic.operator 'OPERATORS' is not a rule"),
+        (GAUGE_ARITHMETIC.replace('operator = "OPERATOR", ', ""), "arithmetic needs 'operator'"),
+        (GAUGE_ARITHMETIC.replace("steps =", "extra ="), "arithmetic has results, operands, operator, steps"),
+        (GAUGE_ARITHMETIC.replace('"share_steps"', '"shares steps"'), "arithmetic.steps is a name"),
+        (GAUGE_ARITHMETIC.replace('"share_steps"', '"share_step"'), "'share_step'"),
+    ],
+)
+def test_a_bad_arithmetic_is_a_load_error_at_its_line(tmp_path: Path, new: str, fragment: str) -> None:
+    path = _rule_copy(tmp_path, "gauge_reading", GAUGE_ARITHMETIC, new)
+    with pytest.raises(RuleError) as raised:
+        load_rule(path)
+    message = str(raised.value)
+    assert fragment in message and "\n" not in message
+    line = int(message.split("gauge_reading.toml:", 1)[1].split(":", 1)[0])
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].startswith("arithmetic = ")
+
+
+def test_arithmetic_belongs_to_a_number_reading() -> None:
+    with pytest.raises(ComponentError, match="arithmetic belongs to a number") as raised:
+        expand_components([{"name": "c", "kind": "choice", "arithmetic": {}}], {"c": ("a", "b")})
+    assert raised.value.field == "arithmetic"

@@ -89,9 +89,13 @@ COMPONENT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "counted": str,
     "within": int,
     "denied": str,
+    "arithmetic": dict,
 }
 #: The number reading's fields (a number component with ``tiers`` reads its values by cues).
-READING_FIELDS = ("tiers", "percent", "distance", "asides", "latest", "fallback")
+READING_FIELDS = ("tiers", "percent", "distance", "asides", "latest", "fallback", "arithmetic")
+#: The keys of a number reading's ``arithmetic`` table: node kinds (results, operands, operator)
+#: and, optionally, a name bound before (positions of further steps the domain knows).
+ARITHMETIC_KEYS = ("results", "operands", "operator", "steps")
 #: What a number reading does with percentages: keeps them, drops them, or keeps them only where
 #: their tier offers no other number.
 PERCENT_RULES = ("keep", "drop", "fallback")
@@ -141,6 +145,9 @@ class Component:
     asides: bool = False
     latest: str | None = None
     fallback: str | None = None
+    #: A number reading's arithmetic: (results, operands, operator, steps or None); results that
+    #: are steps, not the value, are dropped from every tier.
+    arithmetic: tuple[str, str, str, str | None] | None = None
     #: A choice's values by the grammar children that say them, in order: (value, children); the
     #: value with no children is the one said otherwise. Gives the claim node its ``value``.
     said_by: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -209,14 +216,18 @@ def _number_reading(c: Component, kinds: frozenset[str]) -> list[tuple[str, str,
     """
     n = c.name
     lets: list[tuple[str, str, str]] = []
+    kept = ""
+    if c.arithmetic:
+        lets.extend(_arithmetic(c))
+        kept = f" and start(v) not in {n}_steps"
     tiers = []
     for i, tier in enumerate(c.tiers, 1):
         nodes = " + ".join(_nodes(source, kinds) for source in tier)
-        numbers = f"[v for v in {nodes} if v.number != null]"
+        numbers = f"[v for v in {nodes} if v.number != null{kept}]"
         if c.percent == "keep":
             lets.append(("tiers", f"{n}__p{i}", numbers))
         elif c.percent == "drop":
-            lets.append(("tiers", f"{n}__p{i}", f"[v for v in {nodes} if v.number != null and not v.is_percent]"))
+            lets.append(("tiers", f"{n}__p{i}", f"[v for v in {nodes} if v.number != null and not v.is_percent{kept}]"))
         else:
             lets.append(("tiers", f"{n}__n{i}", numbers))
             plain = f"[v for v in {n}__n{i} if not v.is_percent]"
@@ -270,6 +281,27 @@ def _number_reading(c: Component, kinds: frozenset[str]) -> list[tuple[str, str,
         values = f"{values} if {n}_tier > 0 else {spare}"
     lets.append(("tiers", c.plural, values))
     return lets
+
+
+def _arithmetic(c: Component) -> list[tuple[str, str, str]]:
+    """The lets that find the results of arithmetic that are steps, not the value, as
+    ``<name>_steps`` (their positions). A result is a step when an operator follows it ('= 95 + 30 =
+    125': 95), or when its number is used again later as an operand, a number an operator touches
+    ('25% of 90 = 22.5, so 90 + 22.5 = 112.5': 22.5); plus the positions the ``steps`` name holds."""
+    results, operands, operator, extra = c.arithmetic or ("", "", "", None)
+    n = c.name
+    found = f"find(answer, {results!r})"
+    end = "start({0}) + len(text({0}))"
+    touches = f"o[0] - ({end.format('r')}) in [0, 1] or start(r) - o[1] in [0, 1]"
+    followed = f"any([o[0] - ({end.format('v')}) in [0, 1] for o in {n}__ops])"
+    reused = f"any([u[0] > start(v) and u[1] == v.number for u in {n}__uses])"
+    steps = f"[] if len({found}) == 0 else ([start(v) for v in {found} if {followed} or {reused}])"
+    return [
+        ("arithmetic", f"{n}__ops", f"[(start(o), {end.format('o')}) for o in find(answer, {operator!r})]"),
+        ("arithmetic", f"{n}__uses", f"[] if len({n}__ops) == 0 else ([(start(r), r.number) "
+         f"for r in find(answer, {operands!r}) if any([{touches} for o in {n}__ops])])"),
+        ("arithmetic", f"{n}_steps", f"{steps} + {extra}" if extra else steps),
+    ]
 
 
 def _said_by(c: Component) -> str:
@@ -549,6 +581,7 @@ def _component(
         asides=entry.get("asides", False),
         latest=entry.get("latest"),
         fallback=entry.get("fallback"),
+        arithmetic=_arithmetic_fields(entry, node_kinds, fail),
         said_by=said_by,
         trailing=trailing,
         counted=entry.get("counted"),
@@ -583,6 +616,29 @@ def _trailing_marks(
     if counted is not None and not _NAME.match(counted):
         raise fail("counted", f"counted names a list of claims bound in the rule, not {counted!r}")
     return tuple(marks)
+
+
+def _arithmetic_fields(
+    entry: dict[str, Any],
+    node_kinds: frozenset[str],
+    fail: Callable[[str | None, str], ComponentError],
+) -> tuple[str, str, str, str | None] | None:
+    """Check a number reading's ``arithmetic``: results, operands and operator (node kinds of the
+    answer grammar) and, optionally, steps (a name bound before)."""
+    raw = entry.get("arithmetic")
+    if raw is None:
+        return None
+    for key, value in raw.items():
+        if key not in ARITHMETIC_KEYS:
+            raise fail("arithmetic", f"arithmetic has {', '.join(ARITHMETIC_KEYS)}, not {key!r}")
+        if not isinstance(value, str) or not _NAME.match(value):
+            raise fail("arithmetic", f"arithmetic.{key} is a name, not {value!r}")
+    for key in ARITHMETIC_KEYS[:3]:
+        if key not in raw:
+            raise fail("arithmetic", f"arithmetic needs {key!r} (a node kind of the answer grammar)")
+        if node_kinds and raw[key] not in node_kinds:
+            raise fail("arithmetic", f"arithmetic.{key} {raw[key]!r} is not a rule or terminal of the answer grammar")
+    return raw["results"], raw["operands"], raw["operator"], raw.get("steps")
 
 
 def _said(
