@@ -263,8 +263,9 @@ def bootstrap_differences(
     When they are at most four outcome sets of the same items (the audit's before, after and the
     two ends of its uncertain verdicts: only which are right differs, so their clusters are laid
     out alike) and the numba engine can pack them, one kernel pass draws each cluster once for all
-    of them (:func:`~._bootstrap_kernel.diff_resamples_packed4`): the draws cost as much as the
-    four sums, so four runs take about the time of one and a half.
+    of them (:func:`~._bootstrap_kernel.diff_resamples_packed4`). Measured on the full-size
+    shape (16 models, 11 strata, 2,818 clusters, 2,000 resamples, shared 2-core machine): 33 s
+    fused against 42 s for four runs; the draws' loads, not their hashes, dominate.
     """
     levels = check_levels(levels)
     clusters = [cluster_counts(outcomes, levels) for outcomes, _ in variants]
