@@ -1,6 +1,6 @@
 """Scoring throughput: responses per second through the whole scoring path, one core.
 
-    python bench/scoring.py [--repeat 5] [--baseline-rev REV] [--release-rev REV]
+    python bench/scoring.py [--repeat 5] [--engine-rev REV] [--baseline-rev REV] [--release-rev REV]
 
 The whole path is what ``check`` and ``score`` run per response: find the answer line, clean it,
 parse it with the rule's answer grammar (LALR, contextual lexer, error recovery), read its claims,
@@ -14,10 +14,18 @@ Two rates per rule, each with a fresh scorer per pass (so no memo carries over):
 * *all unique* — each answer line made unique first (a counter appended after the last word), so
   every response is parsed: the worst case, comparable with a parser that caches nothing.
 
+Rates are responses per second of this process's CPU time (``time.process_time``), not of wall
+time: the machine is shared, and another job's load would otherwise read as a slower scorer.
+
 References measured in the same process on the same answer lines: Lark alone (the same grammar,
-no recovery, default trees), and with ``--baseline-rev REV`` the same rule as it was at that git
-revision (its rule file and grammars extracted into a private temporary folder). Ratios, not
-absolute rates, are what compare across machines. Results: ``bench/results/scoring.md``.
+no recovery, default trees); with ``--engine-rev REV`` the engine as it was at that git revision
+(its ``engine/`` extracted into a private temporary folder and imported as a package of its own
+name beside ``keyaudit``: the engine imports itself relatively, and finds the bundled rules,
+grammars and example through ``keyaudit``, so both engines score the same rules), timed pass for
+pass alternately with the current engine; and with ``--baseline-rev REV`` the same rule as it was
+at that git revision (its rule file and grammars extracted into a private temporary folder).
+Ratios, not absolute rates, are what compare across machines. Results:
+``bench/results/scoring.md``.
 
 ``--release-rev REV`` compares whole releases — engine *and* rules — on the example's responses
 of each rule's cells: the release at REV is installed (``pip install --no-deps --target``) into a
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import platform
@@ -40,6 +49,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import lark
 from lark import Lark
@@ -72,22 +82,62 @@ def made_unique(items: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def best_rate(function: Callable[[], None], count: int, repeat: int) -> float:
+    """The best of ``repeat`` passes, in items per CPU second of this process."""
     best = 0.0
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.process_time()
         function()
-        best = max(best, count / (time.perf_counter() - started))
+        best = max(best, count / max(time.process_time() - started, 1e-9))
     return best
 
 
-def scoring_rate(rule: Rule, items: Sequence[tuple[str, str]], repeat: int) -> float:
+def scoring_pass(scorer: Callable[[Any], Any], rule: Any, items: Sequence[tuple[str, str]]) -> Callable[[], None]:
+    """One pass over ``items`` with a fresh scorer (no memo or parse cache carried over)."""
+
     def run() -> None:
-        fresh = Scorer(rule)  # no memo or parse cache carried from an earlier pass
+        fresh = scorer(rule)
         for key, response in items:
             fresh.score(key, response)
 
+    return run
+
+
+def scoring_rate(rule: Rule, items: Sequence[tuple[str, str]], repeat: int) -> float:
+    run = scoring_pass(Scorer, rule, items)
     run()  # warm: parser built, grammar cache loaded
     return best_rate(run, len(items), repeat)
+
+
+def alternating_rates(
+    runs: Sequence[Callable[[], None]], count: int, repeat: int
+) -> list[float]:
+    """Best rates of several passes timed in turn (one of each, ``repeat`` times): a drift of the
+    machine's speed then touches every side alike."""
+    for run in runs:
+        run()  # warm
+    best = [0.0] * len(runs)
+    for _ in range(repeat):
+        for n, run in enumerate(runs):
+            best[n] = max(best[n], best_rate(run, count, 1))
+    return best
+
+
+def engine_at(revision: str, folder: Path) -> tuple[Any, Callable[[Path], Any]]:
+    """The engine at git ``revision``, imported as the package ``keyaudit_at_rev`` (its
+    ``engine`` folder extracted into ``folder``): its ``Scorer`` and ``load_rule``."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", revision, "engine"],
+        capture_output=True, check=True,
+    ).stdout
+    package = folder / "keyaudit_at_rev"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    subprocess.run(["tar", "-x", "-C", str(package)], input=archive, check=True)
+    sys.path.insert(0, str(folder))
+    importlib.invalidate_caches()
+    language = "keyaudit_at_rev.engine.rule_language"
+    scorer = importlib.import_module(f"{language}.scoring.scorer")
+    return scorer.Scorer, importlib.import_module(f"{language}.rules.rule").load_rule
 
 
 def lark_rate(rule: Rule, items: Sequence[tuple[str, str]], repeat: int) -> float:
@@ -174,24 +224,36 @@ def release_rates(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--engine-rev", help="git revision whose engine to compare with, same process")
     parser.add_argument("--baseline-rev", help="git revision whose rules to compare with")
     parser.add_argument("--release-rev", help="git revision whose whole release to compare with")
     parser.add_argument("--rounds", type=int, default=3, help="alternations for --release-rev")
+    parser.add_argument("--note", default="", help="a sentence on the machine, printed under the table")
     args = parser.parse_args()
     benchmark = load_benchmark(example_benchmark_dir())
     rows = []
     with tempfile.TemporaryDirectory(prefix="keyaudit-bench-") as scratch:
+        reference = engine_at(args.engine_rev, Path(scratch)) if args.engine_rev else None
         for name in bundled_rule_names():
-            rule = load_rule(resolve_rule_path(name))
+            path = resolve_rule_path(name)
+            rule = load_rule(path)
             items = cases(benchmark, rule)
             unique = made_unique(items)
             distinct = scoring_rate(rule, items, args.repeat)
-            worst = scoring_rate(rule, unique, args.repeat)
+            engine_worst = None
+            if reference is not None:
+                old_scorer, old_load = reference
+                worst, engine_worst = alternating_rates(
+                    [scoring_pass(Scorer, rule, unique), scoring_pass(old_scorer, old_load(path), unique)],
+                    len(unique), args.repeat,
+                )
+            else:
+                worst = scoring_rate(rule, unique, args.repeat)
             lark = lark_rate(rule, unique, args.repeat)
             old = baseline_rule(args.baseline_rev, name, Path(scratch)) if args.baseline_rev else None
             old_worst = scoring_rate(old, unique, args.repeat) if old else None
             old_distinct = scoring_rate(old, items, args.repeat) if old else None
-            rows.append((name, len(items), distinct, worst, lark, old_distinct, old_worst))
+            rows.append((name, len(items), distinct, worst, lark, old_distinct, old_worst, engine_worst))
         release = None
         if args.release_rev:
             inputs = {}
@@ -204,17 +266,29 @@ def main() -> None:
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')} on {platform.machine()}, Python "
         f"{platform.python_version()}, one core; best of {args.repeat} passes, a fresh scorer per "
-        "pass. *distinct lines*: the responses as stored (a repeated answer line is parsed once); "
-        "*all unique*: every answer line made unique, so every response is parsed."
+        "pass, rates per second of the process's CPU time. *distinct lines*: the responses as "
+        "stored (a repeated answer line is parsed once); *all unique*: every answer line made "
+        "unique, so every response is parsed."
+        + (
+            f" Engine reference: the engine at `{args.engine_rev}`, same process, passes alternating."
+            if args.engine_rev
+            else ""
+        )
         + (f" Baseline: the rules at `{args.baseline_rev}`, same process." if args.baseline_rev else ""),
         "",
         "| rule | responses | distinct lines /s | all unique /s | Lark alone /s | unique ÷ Lark"
+        + (" | engine ref. unique /s | unique ÷ engine ref." if args.engine_rev else "")
         + (" | baseline distinct /s | baseline unique /s | unique ÷ baseline" if args.baseline_rev else "")
         + " |",
-        "|---|---:|---:|---:|---:|---:" + ("|---:|---:|---:" if args.baseline_rev else "") + "|",
+        "|---|---:|---:|---:|---:|---:"
+        + ("|---:|---:" if args.engine_rev else "")
+        + ("|---:|---:|---:" if args.baseline_rev else "")
+        + "|",
     ]
-    for name, n, distinct, worst, lark, old_distinct, old_worst in rows:
+    for name, n, distinct, worst, lark, old_distinct, old_worst, engine_worst in rows:
         line = f"| {name} | {n:,} | {distinct:,.0f} | {worst:,.0f} | {lark:,.0f} | {worst / lark:.2f}"
+        if args.engine_rev:
+            line += f" | {engine_worst:,.0f} | {worst / engine_worst:.2f}"
         if args.baseline_rev:
             line += (
                 f" | {old_distinct:,.0f} | {old_worst:,.0f} | {worst / old_worst:.2f}"
@@ -249,6 +323,8 @@ def main() -> None:
             "verdict's signs of a misreading: unplaced words, the response's conclusion read as an "
             "answer for a rejection for something missing).",
         ]
+    if args.note:
+        lines += ["", args.note]
     report = "\n".join(lines) + "\n"
     RESULTS.write_text(report, encoding="utf-8")
     print(report)
