@@ -297,3 +297,30 @@ def test_kernel_source_interpreted_without_jit_equals_reference():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip().splitlines()[-1] == "True"
+
+
+@pytest.mark.parametrize("count", [2, 3, 4])
+@pytest.mark.parametrize("shape", SHAPES[1:])
+def test_the_fused_pass_equals_one_run_per_variant(shape, count, monkeypatch):
+    """The audit's before/after/uncertain-ends runs share one kernel pass (the same items, only
+    which are right differs); every figure must be the one a separate run gives, bit for bit."""
+    from keyaudit.engine.stats import _bootstrap_kernel
+    from keyaudit.engine.stats.bootstrap import bootstrap_differences
+
+    passes = []
+    fused_kernel = _bootstrap_kernel.diff_resamples_packed4
+    monkeypatch.setattr(
+        _bootstrap_kernel, "diff_resamples_packed4", lambda *a: passes.append(1) or fused_kernel(*a)
+    )
+
+    outs, base = random_benchmark(23, *shape)
+    rng = random.Random(5)
+    variants = [(outs, base)]
+    for v in range(1, count):
+        flipped = [Outcome(o.model, o.domain, o.image, o.level, o.correct != (rng.random() < 0.3)) for o in outs]
+        variants.append((flipped, {k: min(1.0, b * (1 + v / 10)) for k, b in base.items()}))
+    fused = bootstrap_differences(variants, resamples=120, seed=17, chunk_size=50)
+    assert len(passes) == 3  # one fused pass per chunk of 50 of the 120 resamples
+    for (outcomes, baselines), together in zip(variants, fused, strict=True):
+        alone = bootstrap_difference(outcomes, baselines, resamples=120, seed=17, chunk_size=50)
+        assert repr(together) == repr(alone)

@@ -67,6 +67,19 @@ def _domain_diff(c_lo, t_lo, c_hi, t_hi, b_lo, b_hi):
     return a_hi - a_lo
 
 
+@njit(cache=True, inline="always")
+def _packed_domain(tot, b_lo, b_hi):
+    """(adjusted hi − lo, True) of one domain from its packed resampled sums (16-bit fields:
+    correct lo, total lo, correct hi, total hi), or (0.0, False) when a side drew no item."""
+    t_lo = np.int64((tot >> S16) & M16)
+    t_hi = np.int64(tot >> S48)
+    if t_lo == 0 or t_hi == 0:
+        return 0.0, False
+    c_lo = np.int64(tot & M16)
+    c_hi = np.int64((tot >> S32) & M16)
+    return _domain_diff(c_lo, t_lo, c_hi, t_hi, b_lo, b_hi), True
+
+
 @njit(cache=True, parallel=True)
 def diff_resamples_packed(
     packed, offsets, active, base_lo, base_hi, model_keys, stratum_keys, seed, start, stop
@@ -102,14 +115,10 @@ def diff_resamples_packed(
             if n & 1:
                 h = _mix64(z + GAMMA)
                 tot += row[first + np.int64(((h >> S32) * n_u) >> S32)]
-            t_lo = np.int64((tot >> S16) & M16)
-            t_hi = np.int64(tot >> S48)
-            if t_lo == 0 or t_hi == 0:
-                continue
-            c_lo = np.int64(tot & M16)
-            c_hi = np.int64((tot >> S32) & M16)
-            acc += _domain_diff(c_lo, t_lo, c_hi, t_hi, base_lo[s], base_hi[s])
-            k += 1
+            diff, drawn = _packed_domain(tot, base_lo[s], base_hi[s])
+            if drawn:
+                acc += diff
+                k += 1
         out[m, i % n_r] = acc / k if k > 0 else np.nan
     return out
 
@@ -242,37 +251,21 @@ def diff_resamples_packed4(
                 tot2 += row[c, 2]
                 tot3 += row[c, 3]
             # totals are the same for every variant (same items); each is read from its own sum
-            t_lo = np.int64((tot0 >> S16) & M16)
-            t_hi = np.int64(tot0 >> S48)
-            if t_lo != 0 and t_hi != 0:
-                acc0 += _domain_diff(
-                    np.int64(tot0 & M16), t_lo, np.int64((tot0 >> S32) & M16), t_hi,
-                    base_lo[0, s], base_hi[0, s],
-                )
+            diff, drawn = _packed_domain(tot0, base_lo[0, s], base_hi[0, s])
+            if drawn:
+                acc0 += diff
                 k0 += 1
-            t_lo = np.int64((tot1 >> S16) & M16)
-            t_hi = np.int64(tot1 >> S48)
-            if t_lo != 0 and t_hi != 0:
-                acc1 += _domain_diff(
-                    np.int64(tot1 & M16), t_lo, np.int64((tot1 >> S32) & M16), t_hi,
-                    base_lo[1, s], base_hi[1, s],
-                )
+            diff, drawn = _packed_domain(tot1, base_lo[1, s], base_hi[1, s])
+            if drawn:
+                acc1 += diff
                 k1 += 1
-            t_lo = np.int64((tot2 >> S16) & M16)
-            t_hi = np.int64(tot2 >> S48)
-            if t_lo != 0 and t_hi != 0:
-                acc2 += _domain_diff(
-                    np.int64(tot2 & M16), t_lo, np.int64((tot2 >> S32) & M16), t_hi,
-                    base_lo[2, s], base_hi[2, s],
-                )
+            diff, drawn = _packed_domain(tot2, base_lo[2, s], base_hi[2, s])
+            if drawn:
+                acc2 += diff
                 k2 += 1
-            t_lo = np.int64((tot3 >> S16) & M16)
-            t_hi = np.int64(tot3 >> S48)
-            if t_lo != 0 and t_hi != 0:
-                acc3 += _domain_diff(
-                    np.int64(tot3 & M16), t_lo, np.int64((tot3 >> S32) & M16), t_hi,
-                    base_lo[3, s], base_hi[3, s],
-                )
+            diff, drawn = _packed_domain(tot3, base_lo[3, s], base_hi[3, s])
+            if drawn:
+                acc3 += diff
                 k3 += 1
         r = i % n_r
         out[0, m, r] = acc0 / k0 if k0 > 0 else np.nan
