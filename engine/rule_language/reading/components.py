@@ -184,7 +184,7 @@ def _choice_values(c: Component) -> str:
 
 def _number_values(c: Component) -> str:
     # one value per distinct number: "65" and "65.0" (and a number said twice) are one value
-    return f"unique([number(v) for v in claims.{c.claim}.values if number(v) != null])"
+    return f"unique([n for n in [number(v) for v in claims.{c.claim}.values] if n != null])"
 
 
 def _nodes(source: str, kinds: frozenset[str]) -> str:
@@ -357,7 +357,7 @@ def _letter_wrong(c: Component) -> str:
 
 
 def _angle_values(c: Component) -> str:
-    return f"unique([round(mod(number(v), 360), 6) for v in claims.{c.claim}.values if number(v) != null])"
+    return f"unique([round(mod(n, 360), 6) for n in [number(v) for v in claims.{c.claim}.values] if n != null])"
 
 
 def _angle_wrong(c: Component) -> str:
