@@ -128,11 +128,7 @@ def replicates(
     """
     if engine not in ENGINES:
         raise UsageError(f"unknown bootstrap engine {engine!r}; choose one of {', '.join(ENGINES)}")
-    if resamples < 1:
-        raise UsageError(f"resamples must be at least 1, got {resamples}")
-    chunk = chunk_size if chunk_size is not None else 2_000
-    if chunk < 1:
-        raise UsageError(f"chunk size must be at least 1, got {chunk}")
+    bounds = _chunk_bounds(resamples, chunk_size)
     inputs = _kernel_inputs(clusters, baselines)
     if engine == "numba":
         run = numba_runner(inputs)
@@ -142,12 +138,27 @@ def replicates(
         run = reference.diff_resamples_python
     seed_u = int(seed) & reference.MASK
     out = np.empty((len(clusters.models), resamples), dtype=np.float64)
-    for start in range(0, resamples, chunk):
-        stop = min(start + chunk, resamples)
+    for start, stop in bounds:
         out[:, start:stop] = run(*inputs, seed_u, start, stop)
         if progress is not None:
             progress(stop, resamples)
     return out
+
+
+def _chunk_bounds(resamples: int, chunk_size: int | None) -> list[tuple[int, int]]:
+    """The ``[start, stop)`` chunks of ``resamples`` replicates (``chunk_size`` each, default
+    2,000), after checking both: one check for the single and the fused runs."""
+    if resamples < 1:
+        raise UsageError(f"resamples must be at least 1, got {resamples}")
+    chunk = chunk_size if chunk_size is not None else 2_000
+    if chunk < 1:
+        raise UsageError(f"chunk size must be at least 1, got {chunk}")
+    return [(start, min(start + chunk, resamples)) for start in range(0, resamples, chunk)]
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise UsageError(f"confidence must lie strictly between 0 and 1, got {confidence}")
 
 
 def point_differences(clusters: ClusterCounts, baselines: Baselines) -> np.ndarray:
@@ -180,8 +191,7 @@ def bootstrap_clusters(
     chunk_size: int | None = None,
 ) -> dict[str, DiffEstimate]:
     """:func:`bootstrap_difference` on precomputed :class:`ClusterCounts`."""
-    if not 0.0 < confidence < 1.0:
-        raise UsageError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    _check_confidence(confidence)
     reps = replicates(clusters, baselines, resamples, seed, engine, progress, chunk_size)
     return _estimates(clusters, baselines, reps, resamples, confidence)
 
@@ -286,13 +296,8 @@ def bootstrap_differences(
                 )
             )
         return out
-    if not 0.0 < confidence < 1.0:
-        raise UsageError(f"confidence must lie strictly between 0 and 1, got {confidence}")
-    if resamples < 1:
-        raise UsageError(f"resamples must be at least 1, got {resamples}")
-    chunk = chunk_size if chunk_size is not None else 2_000
-    if chunk < 1:
-        raise UsageError(f"chunk size must be at least 1, got {chunk}")
+    _check_confidence(confidence)
+    bounds = _chunk_bounds(resamples, chunk_size)
     from ._bootstrap_kernel import diff_resamples_packed4
 
     inputs = [_kernel_inputs(c, baselines) for c, (_, baselines) in zip(clusters, variants, strict=True)]
@@ -302,8 +307,7 @@ def bootstrap_differences(
     base_hi = np.stack([i[4] for i in inputs] + [first[4]] * pad)
     seed_u = np.uint64(int(seed) & reference.MASK)
     reps = np.empty((4, len(clusters[0].models), resamples), dtype=np.float64)
-    for start in range(0, resamples, chunk):
-        stop = min(start + chunk, resamples)
+    for start, stop in bounds:
         reps[:, :, start:stop] = diff_resamples_packed4(
             fused, first[1], first[2], base_lo, base_hi, first[5], first[6], seed_u, start, stop
         )
