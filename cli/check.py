@@ -287,10 +287,11 @@ def _check(
     rules = [load_rule(path) for path in rule_paths]
     labels = read_adjudications(adjudications) if adjudications is not None else []
     mark("rules loaded")
-    benchmark = load_for_cli(bench, options, rules=rules)
+    bundled = bundled_rules() if every else []
+    benchmark = load_for_cli(bench, options, rules=[*rules, *bundled])
     mark("benchmark loaded", f"{len(benchmark.keys):,} keys, {len(benchmark.responses):,} responses")
     if every:
-        rules += bundled_rules_for(benchmark, rules)
+        rules += bundled_rules_for(benchmark, rules, bundled)
         if not rules:
             raise UsageError("no bundled rule covers a cell of this benchmark")
     # The loaded benchmark (155,000 keys on the example) lives until the end: keep the cyclic
@@ -367,20 +368,25 @@ def _write_html(target: Path, audit, benchmark, rules, scorers) -> None:
     target.write_text(html_report(audit, audit_items(audit, texts, explain)), encoding="utf-8")
 
 
-def bundled_rules_for(benchmark, given) -> list:
-    """The bundled rules that cover a cell the benchmark has, less those already given (by name or
-    by a covered cell: one rule per cell)."""
+def bundled_rules() -> list:
+    """Every bundled rule, loaded (``--all``: before the benchmark, whose load keeps the texts of
+    their cells)."""
     from keyaudit.engine.load.locate import bundled_rule_names, resolve_rule_path
     from keyaudit.engine.rule_language.rules.rule import load_rule
 
+    return [load_rule(resolve_rule_path(name)) for name in bundled_rule_names()]
+
+
+def bundled_rules_for(benchmark, given, bundled) -> list:
+    """The ``bundled`` rules that cover a cell the benchmark has, less those already given (by
+    name or by a covered cell: one rule per cell)."""
     cells = set(benchmark.cells())
     taken = {(c.domain, c.level) for r in given for c in r.cells}
     names = {r.name for r in given}
     found = []
-    for name in bundled_rule_names():
-        rule = load_rule(resolve_rule_path(name))
+    for rule in bundled:
         covered = {(c.domain, c.level) for c in rule.cells}
-        if name not in names and covered & cells and not covered & taken:
+        if rule.name not in names and covered & cells and not covered & taken:
             found.append(rule)
     return found
 

@@ -19,7 +19,6 @@ from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError, printable
 from keyaudit.engine.load.benchmark import input_files, load_benchmark
-from keyaudit.engine.load.excerpt import bundled_answer_formats
 from keyaudit.engine.load.filekind import exists_at_all, folder_problem
 from keyaudit.engine.load.locate import (
     bundled_grammars_dir,
@@ -370,19 +369,22 @@ def load_for_cli(
 ):
     """The benchmark of ``--bench`` (or the example) with the command's response options.
 
-    With ``rules`` (the rules the command will score with), each response keeps only what their
-    answer formats, every bundled rule's (``--all`` adds them later) and the certainty check read
-    (:mod:`keyaudit.engine.load.excerpt`), not its whole text; without, every text is kept."""
+    With ``rules`` (every rule the command may score with), a response in a cell of one of them
+    keeps only what their answer formats and the certainty check read
+    (:mod:`keyaudit.engine.load.excerpt`), and a response in another cell keeps no text; without,
+    every text is kept whole."""
     sources = options.sources()
-    formats = None
+    formats = cells = None
     if rules is not None:
-        formats = [*bundled_answer_formats(), *((r.answer_format.label, r.answer_format.which) for r in rules)]
+        formats = [(r.answer_format.label, r.answer_format.which) for r in rules]
+        cells = {(c.domain, c.level) for r in rules for c in r.cells}
     return load_benchmark(
         bench_dir(bench),
         with_responses=with_responses or sources is not None,
         responses=sources,
         epochs=options.epochs,
         answer_formats=formats,
+        text_cells=cells,
     )
 
 

@@ -12,12 +12,7 @@ import pytest
 
 from keyaudit.engine.load.answer_line import find_answer_line
 from keyaudit.engine.load.benchmark import ResponseSource, load_benchmark
-from keyaudit.engine.load.excerpt import (
-    KEEP_WHOLE,
-    TAIL_CHARS,
-    Excerpter,
-    bundled_answer_formats,
-)
+from keyaudit.engine.load.excerpt import KEEP_WHOLE, TAIL_CHARS, Excerpter
 from keyaudit.engine.rule_language.scoring.scorer import CONCLUSION_CHARS, conclusion_of
 
 DATA = Path(__file__).parent / "data"
@@ -91,7 +86,6 @@ def test_a_long_reasoning_is_not_kept() -> None:
 def test_a_label_that_is_not_a_word_keeps_whole_texts() -> None:
     assert Excerpter.for_formats([("-> :", "last")]) is None
     assert Excerpter.for_formats([]).formats == (("ANSWER:", "last"),)
-    assert ("ANSWER:", "last") in bundled_answer_formats()
 
 
 def _long_responses(tmp: Path) -> Path:
@@ -161,6 +155,40 @@ def test_review_and_check_read_the_same_from_excerpts(tmp_path: Path, run_cli) -
     assert worked
     for example in worked:
         assert example["answer_line"] == _seen(by_id[example["id"]], "ANSWER:", "last")[1]
+
+
+@pytest.mark.parametrize("verdicts", ["stored", "computed"])
+@pytest.mark.parametrize("log", ["jsonl", "inspect", "lm-eval"])
+def test_texts_outside_the_rules_cells_are_not_kept(tmp_path: Path, log: str, verdicts: str) -> None:
+    """Loaded for some cells, a response in another cell keeps no text; its strict verdict (as
+    stored, or computed from its whole text) and everything else are those of a whole load."""
+    if log == "jsonl":
+        path = _long_responses(tmp_path)
+        if verdicts == "computed":
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+            for row in rows:
+                del row["correct"]
+            path.write_text("\n".join(map(json.dumps, rows)) + "\n", encoding="utf-8")
+        source = (ResponseSource(path),)
+    elif verdicts == "computed":
+        pytest.skip("logs carry their scorer's verdicts")
+    else:
+        found = EVAL if log == "inspect" else DATA / "logs" / "lm-eval" / "synth-dune-mini"
+        source = (ResponseSource(found),)
+    whole = load_benchmark(DATASET, responses=source)
+    cells = {("physical_stability", 5), ("gear_train", 4)}
+    kept = load_benchmark(DATASET, responses=source, answer_formats=FORMATS, text_cells=cells)
+    assert [(r.id, r.model, r.epoch, r.correct, r.correct_computed) for r in kept.responses] == [
+        (r.id, r.model, r.epoch, r.correct, r.correct_computed) for r in whole.responses
+    ]
+    inside = 0
+    for a, b in zip(whole.responses, kept.responses, strict=True):
+        if (a.ref.domain, a.ref.level) in cells:
+            inside += 1
+            _assert_faithful(a.text, b.text)
+        else:
+            assert b.text == ""
+    assert 0 < inside < len(whole.responses)
 
 
 @pytest.mark.parametrize("label", ["ANSWER:", "Final answer"])

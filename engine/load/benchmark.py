@@ -108,7 +108,8 @@ class Response:
     verdict itself with the strict scorer (reports say so). ``epoch`` numbers the samples of one
     id for one model (inspect epochs, lm-eval repeats; 1 for keyaudit's own files). ``text`` is
     the whole response, or, when the benchmark was loaded for given answer formats, its excerpt
-    (:mod:`.excerpt`): the same answer lines and conclusion, without the reasoning.
+    (:mod:`.excerpt`): the same answer lines and conclusion, without the reasoning; and ``""``
+    when it was loaded for given cells (``text_cells``) and the response lies in none of them.
     """
 
     id: str
@@ -624,6 +625,7 @@ def load_responses(
     sources: tuple[ResponseSource, ...] | None = None,
     epochs: str = "first",
     answer_formats: Iterable[tuple[str, str]] | None = None,
+    text_cells: Iterable[tuple[str, int]] | None = None,
 ) -> tuple[ResponseTable, dict[str, Path], tuple[RunInfo, ...]]:
     """Every stored response of the sources (default: :func:`default_sources`), checked.
 
@@ -635,7 +637,9 @@ def load_responses(
 
     ``answer_formats`` ((label, which) pairs: the answer formats of the rules that will read the
     responses) keeps of each text only its excerpt for them (:mod:`.excerpt`); ``None`` keeps
-    every text whole.
+    every text whole. ``text_cells`` ((domain, level) pairs: the cells of those rules), when given,
+    keeps no text at all of a response in another cell (its text is ``""``): the audit reads only
+    its stored verdict, computed here with the whole text when the file has none.
     """
     if epochs not in EPOCH_POLICIES:
         raise UsageError(f"--epochs must be one of {', '.join(EPOCH_POLICIES)}, got {epochs!r}")
@@ -653,7 +657,11 @@ def load_responses(
     infos: list[RunInfo] = []
     excerpter = Excerpter.for_formats(answer_formats) if answer_formats is not None else None
     # One budget for the whole load: every source's responses count.
-    budget = ResponseBudget(excerpt=excerpter)
+    wanted = None
+    if text_cells is not None:
+        cells = set(text_cells)
+        wanted = frozenset(i for i, k in keys.items() if (k.ref.domain, k.ref.level) in cells)
+    budget = ResponseBudget(excerpt=excerpter, wanted=wanted)
     runs_seen: dict[str, tuple[LoggedRun, int]] = {}  # inspect eval id: its run, its info
     lm_tasks: dict[str, str] = {}  # lm-eval samples file: its task
     for source in sources:
@@ -705,9 +713,8 @@ def load_responses(
                         )
                     seen[slot] = sample.where
                 key, correct, computed = _checked(sample, config, keys)
-                table.add_indexed(
-                    at, table.item_index(key.id), sample.epoch, correct, computed, sample.text
-                )
+                text = budget.kept_text(sample.text, key.id)
+                table.add_indexed(at, table.item_index(key.id), sample.epoch, correct, computed, text)
             infos.append(
                 RunInfo(_shown(run.path, root), run.format, model, len(run.samples), run.details)
             )
@@ -828,13 +835,15 @@ def load_benchmark(
     responses: tuple[ResponseSource, ...] | None = None,
     epochs: str = "first",
     answer_formats: Iterable[tuple[str, str]] | None = None,
+    text_cells: Iterable[tuple[str, int]] | None = None,
 ) -> Benchmark:
     """Load and validate a benchmark directory (never writes to it, nor next to any log).
 
     ``responses`` replaces the benchmark's own response sources (``[[responses]]`` or
     ``responses/``); ``epochs`` is the policy for several samples of one id and model;
     ``answer_formats``, when given, keeps of each response only what those answer formats and the
-    certainty check read (:func:`load_responses`).
+    certainty check read (:func:`load_responses`), and ``text_cells``, when given, keeps no text
+    of a response outside those (domain, level) cells.
 
     The cyclic garbage collector is paused while the ~10^5 records are built: they hold no
     cycles, and its repeated scans of the growing heap would otherwise cost a third of the load.
@@ -853,7 +862,7 @@ def load_benchmark(
         if not with_responses:
             return Benchmark(root, config, keys)
         loaded, files, infos = load_responses(
-            root, config, keys, responses, epochs, answer_formats
+            root, config, keys, responses, epochs, answer_formats, text_cells
         )
         return Benchmark(root, config, keys, loaded, files, epochs, infos)
     finally:

@@ -10,7 +10,8 @@ overrides it) and charges it with:
   :class:`~.response_table.ResponseTable`, and its text (or what is kept of it, :mod:`.excerpt`)
   as Python stores it (``sys.getsizeof``: 1, 2 or 4 bytes a character) the first time that text
   is kept: equal texts are kept once, as one object (a benchmark's duplicate answers, most of
-  them short, are shared across models and items);
+  them short, are shared across models and items). A response of an item no rule of the run
+  reads (``wanted``: the ids whose texts are kept) keeps no text, only its row;
 * while a JSON document (an inspect ``.json`` log, an ``.eval`` member, an lm-eval results file) is
   read and parsed, an upper bound of the memory that takes: its bytes, its text, and
   :data:`BYTES_PER_SEPARATOR` bytes for each ``{``, ``[``, ``,`` and ``:`` in it (each starts at
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from ..errors import DataError, UsageError, located
 
@@ -62,24 +63,45 @@ class ResponseBudget:
     """What one run may keep from its response files; see the module docstring."""
 
     def __init__(
-        self, limit: int | None = None, excerpt: Callable[[str], str] | None = None
+        self,
+        limit: int | None = None,
+        excerpt: Callable[[str], str] | None = None,
+        wanted: Container[str] | None = None,
     ) -> None:
         self.limit = configured_bytes() if limit is None else limit
         self.used = 0
         #: What is kept of a response's text (:class:`.excerpt.Excerpter`; ``None``: all of it).
         self.excerpt = excerpt
+        #: The item ids whose texts are kept (``None``: every item's). A response of another item
+        #: keeps only its row: no rule of the run reads its text (its stored or strict verdict is
+        #: all the audit uses), and at 25 M responses those texts were most of the memory.
+        self.wanted = wanted
         #: Every distinct text kept so far, to share equal ones.
         self._texts: dict[str, str] = {}
 
-    def keep(self, text: str, where: object) -> str:
+    def keep(self, text: str, where: object, item_id: str | None = None) -> str:
         """What is kept of one response's text (its excerpt, or all of it), charged; a text equal
-        to one kept before is returned as that one (kept once, charged once)."""
+        to one kept before is returned as that one (kept once, charged once). The text of an item
+        not :attr:`wanted` is charged nothing and returned as it is: the caller reads it while its
+        file is read (a strict verdict to compute) and keeps none of it (:meth:`kept_text`)."""
+        if not self.wants(item_id):
+            self.charge_text("", where)
+            return text
         if self.excerpt is not None:
             text = self.excerpt(text)
         known = len(self._texts)
         shared = self._texts.setdefault(text, text)
         self.charge_text(text if len(self._texts) > known else "", where)
         return shared
+
+    def wants(self, item_id: str | None) -> bool:
+        """Whether a response of ``item_id`` keeps its text (``None``: an item not yet known)."""
+        return self.wanted is None or item_id is None or item_id in self.wanted
+
+    def kept_text(self, text: str, item_id: str) -> str:
+        """What the loaded table keeps of a response's text: the text :meth:`keep` returned, or
+        ``""`` for an item not :attr:`wanted`."""
+        return text if self.wants(item_id) else ""
 
     def charge_text(self, text: str, where: object) -> None:
         """Count one kept response and its new ``text`` (``""``: a text kept before); over the

@@ -104,23 +104,3 @@ def excerpt(text: str, formats: tuple[AnswerFormat, ...]) -> str:
     tail = (GUARD if guarded else "") + text[tail_from:]
     kept = "\n".join([*(lines[n].splitlines()[0] for n in sorted(head)), tail])
     return kept if len(kept) < len(text) else text
-
-
-def bundled_answer_formats() -> list[AnswerFormat]:
-    """The (label, which) of every bundled rule, read from the ``[answer]`` tables of their TOML
-    files (a rule not readable here fails later, when it is loaded)."""
-    from ..errors import KeyauditError
-    from .locate import bundled_rules_dir
-    from .tomlfile import load_toml
-
-    found: list[AnswerFormat] = []
-    for path in sorted(bundled_rules_dir().glob("*.toml")):
-        try:
-            table = load_toml(path, KeyauditError).get("answer", {})
-        except (OSError, KeyauditError):
-            continue
-        if isinstance(table, dict):
-            label, which = table.get("label", STRICT[0]), table.get("which", STRICT[1])
-            if isinstance(label, str) and isinstance(which, str):
-                found.append((label, which))
-    return found

@@ -116,7 +116,7 @@ def _kept(
         [sample.id, sample.epoch, sample.correct, sample.target, sample.text], ensure_ascii=False
     )
     digests.append(hashlib.sha256(whole.encode("utf-8", "surrogatepass")).digest())
-    text = budget.keep(sample.text, where)
+    text = budget.keep(sample.text, where, sample.id)
     return sample if text is sample.text else replace(sample, text=text)
 
 

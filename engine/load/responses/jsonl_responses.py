@@ -79,7 +79,7 @@ def _run(
         if (correct is not None or correct_name in record) and type(correct) is not bool:
             correct = require_field(record, correct_name, path, line, bool)
         where = prefix + str(line)
-        samples.append(LoggedSample(item_id, keep(text, where), correct, 1, None, where))
+        samples.append(LoggedSample(item_id, keep(text, where, item_id), correct, 1, None, where))
     return LoggedRun(path, fmt, source.model or model or "", samples)
 
 

@@ -115,7 +115,7 @@ def read_lm_eval(
         target = record.get("target")
         generations = _generations(record.get("resps"), where)
         for epoch, generation in enumerate(generations, start=1):
-            text = budget.keep(generation, where)
+            text = budget.keep(generation, where, str(item_id))
             samples.append(
                 LoggedSample(
                     id=str(item_id),
