@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -386,6 +386,26 @@ def _id_ranks(keys: Sequence[KeyItem]) -> np.ndarray:
     return rank
 
 
+class _RuledWork:
+    """The ruled samples' work items ``(scorer index, key, text)`` for
+    :func:`~.rule_language.scoring.batch.score_many`, made again on each pass (a list of them
+    took hundreds of megabytes at 25 M responses)."""
+
+    def __init__(
+        self, table: ResponseTable, rows: np.ndarray, item: np.ndarray, key_rule: np.ndarray
+    ) -> None:
+        self.table, self.rows, self.item, self.key_rule = table, rows, item, key_rule
+
+    def __iter__(self) -> Iterator[tuple[int, str, str]]:
+        texts = self.table.texts
+        rule_of = self.key_rule.tolist()
+        answers = [k.answer for k in self.table.keys]
+        for start in range(0, len(self.rows), 1 << 16):  # a chunk of Python ints at a time
+            rows = self.rows[start : start + (1 << 16)]
+            for r, k in zip(rows.tolist(), self.item[rows].tolist(), strict=True):
+                yield rule_of[k], answers[k], texts[r]
+
+
 def _score_responses(
     benchmark: Benchmark,
     responses: Sequence[Response],
@@ -426,14 +446,8 @@ def _score_responses(
     order = np.argsort(model_rank[table.model] * max(len(keys), 1) + id_rank[item], kind="stable")
     in_rule = key_rule[item[order]] >= 0  # per sample, in (model, id) order
     rows = order[in_rule]
-    texts = table.texts
-    work = [
-        (int(key_rule[k]), keys[k].answer, texts[r])
-        for r, k in zip(rows.tolist(), item[rows].tolist(), strict=True)
-    ]
     stats: dict[str, Any] = {}
-    verdicts = score_many(scorers, work, jobs, stats)
-    del work
+    verdicts = score_many(scorers, _RuledWork(table, rows, item, key_rule), jobs, stats)
     mark(
         "scoring",
         f"{stats['responses']:,} ruled responses, {stats['line_items']:,} distinct answer "
@@ -458,8 +472,8 @@ def _score_responses(
                     reason="" if label.accept else ADJUDICATED,
                     uncertain=(),
                 )
-    accept = np.fromiter((v.accept for v in verdicts), dtype=bool, count=len(verdicts))
-    doubt = np.fromiter((bool(v.uncertain) for v in verdicts), dtype=bool, count=len(verdicts))
+    accept = verdicts.column(lambda v: v.accept)
+    doubt = verdicts.column(lambda v: bool(v.uncertain))
     before = table.correct[order]
     after, low, high = before.copy(), before.copy(), before.copy()
     after[in_rule] = accept
@@ -476,7 +490,9 @@ def _score_responses(
             sides.append(part)
         sides.insert(4, known)
     places = KeyPlaces([(k.ref.domain, k.ref.cluster, k.ref.level) for k in keys])
-    variants = outcome_variants(table.models, table.model[order], item[order], places, sides)
+    variants = outcome_variants(  # (model, id) order: each item's samples adjacent
+        table.models, table.model[order], item[order], places, sides, grouped=True
+    )
     if split is not None:
         split.extend(variants[4:])
     return variants[:4], Scored(table, rows, verdicts, id_rank), rule_verdicts

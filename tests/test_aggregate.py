@@ -157,3 +157,27 @@ def test_outcome_variants_weigh_each_models_items_by_its_own_unit():
     assert after.correct.tolist() == [6, 1, 4]
     assert low.correct.tolist() == [3, 0, 4]
     assert high.correct.tolist() == [6, 1, 4]
+
+
+@pytest.mark.parametrize("shape", ["one sample each", "several samples"])
+def test_outcome_variants_of_grouped_samples_equal_the_sorting_path(shape: str):
+    """Samples whose (model, item) groups are adjacent (``grouped=True``: runs, no sort) give the
+    outcomes the general path gives, in the same order, for every variant."""
+    from keyaudit.engine.stats.samples import KeyPlaces, outcome_variants
+
+    rng = np.random.default_rng(3)
+    places = KeyPlaces([(f"d{k % 3}", f"img{k % 7}", 4 + k % 2) for k in range(40)])
+    pairs = [(m, k) for m in rng.permutation(5).tolist() for k in rng.permutation(40)[:30].tolist()]
+    repeats = [1] * len(pairs) if shape == "one sample each" else rng.integers(1, 4, len(pairs))
+    model = np.repeat([m for m, _ in pairs], repeats)
+    item = np.repeat([k for _, k in pairs], repeats)
+    sides = [rng.random(len(model)) < p for p in (0.3, 0.5, 0.7)]
+    names = ("e", "a", "d", "b", "c")
+    general = outcome_variants(names, model, item, places, sides)
+    runs = outcome_variants(names, model, item, places, sides, grouped=True)
+    for a, b in zip(general, runs, strict=True):
+        assert (a.models, a.domains, a.images) == (b.models, b.domains, b.images)
+        for column in ("model", "domain", "image", "level", "n", "correct"):
+            np.testing.assert_array_equal(getattr(a, column), getattr(b, column))
+    assert len(general[0]) == len(pairs)
+    assert (general[0].n > 1).any() == (shape == "several samples")

@@ -6,6 +6,7 @@ the threshold where they pay), so these tests run the real worker path.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import shutil
@@ -92,6 +93,15 @@ def test_each_response_gets_its_own_verdict_after_deduplication(
     assert stats["line_items"] < len(work)  # something was deduplicated
     assert stats["workers"] == (2 if jobs == 2 else 0)
     assert len({(v.accept, v.reason) for v in got}) > 3  # the verdicts do differ
+    # kept as codes: each distinct verdict once, columns read per response
+    assert len(got.distinct) < len(work)
+    assert got.column(lambda v: v.accept).tolist() == [v.accept for v in expected]
+    assert got.column(lambda v: bool(v.uncertain)).tolist() == [bool(v.uncertain) for v in expected]
+    codes = list(got.codes)
+    one, twin = next((a, b) for a in range(len(got)) for b in range(a) if codes[a] == codes[b])
+    changed = dataclasses.replace(got[one], accept=not got[one].accept, reason="adjudicated")
+    got[one] = changed
+    assert got[one] == changed and got[twin] == expected[twin]  # one changed, not its twin
 
 
 def test_a_worker_error_is_the_parent_error(tmp_path: Path, workers_always: None) -> None:

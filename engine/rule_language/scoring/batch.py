@@ -42,7 +42,7 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -59,6 +59,7 @@ from .scorer import (
     needs_conclusion,
     with_doubt,
 )
+from .verdict_list import VerdictList
 
 #: Below this many distinct work items scoring stays in this process. Measured on the 2-core
 #: reference machine (with the hand-written pool this module had before; the standard pool
@@ -94,16 +95,22 @@ Work = tuple[int, str, str]
 
 
 def score_many(
-    scorers: Sequence[Scorer], work: Sequence[Work], jobs: int = 1, stats: dict | None = None
-) -> list[Verdict]:
+    scorers: Sequence[Scorer], work: Iterable[Work], jobs: int = 1, stats: dict | None = None
+) -> VerdictList:
     """The verdicts ``scorers[i].score(key, text)`` for every ``(i, key, text)`` of ``work``, in
-    order (see the module docstring). ``stats``, when given, receives the counts of responses and
-    distinct work items and whether workers were used."""
+    order (see the module docstring), as a :class:`~.verdict_list.VerdictList` (a sequence of
+    verdicts kept as codes). ``work`` is iterated twice (a list, or an iterable that makes its
+    items again each time: the audit's ruled responses). ``stats``, when given, receives the
+    counts of responses and distinct work items and whether workers were used."""
     fmts = [s.rule.answer_format for s in scorers]
     # Step 1: the distinct (scorer, key, cleaned line) items; None stands for "no answer line".
+    # A response's verdict is its item's with its own cut answer text: one per distinct pair.
     index: dict[tuple[int, str, str | None], int] = {}
     items: list[tuple[int, str, str | None]] = []
-    own: list[tuple[int, str | None]] = []  # per response: its item, its cut answer text
+    pair_of: dict[tuple[int, str | None], int] = {}
+    pairs: list[tuple[int, str | None]] = []  # (item index, cut answer text)
+    results = VerdictList()
+    codes = results.codes
     for i, key, text in work:
         fmt = fmts[i]
         line = find_answer_line(text, fmt.label, fmt.which)
@@ -113,21 +120,29 @@ def score_many(
         if at is None:
             at = index[ident] = len(items)
             items.append((i, key, raw))
-        own.append((at, raw))
+        pair = (at, raw)
+        code = pair_of.get(pair)
+        if code is None:
+            code = pair_of[pair] = len(pairs)
+            pairs.append(pair)
+        codes.append(code)
+    del pair_of
     pool = _Pool(scorers, jobs, len(items))
     try:
         verdicts = pool.run("line", items)
-        results = []
-        for at, raw in own:
+        for at, raw in pairs:
             verdict = verdicts[at]
-            if verdict.answer_text != raw:
-                verdict = replace(verdict, answer_text=raw)
-            results.append(verdict)
+            results.distinct.append(
+                verdict if verdict.answer_text == raw else replace(verdict, answer_text=raw)
+            )
+        del pairs
         # Step 2: conclusions of rejections for something missing, each distinct one once.
         seconds: dict[tuple[int, str, str], int] = {}
         second_items: list[tuple[int, str, str]] = []
         wanted: list[tuple[int, Any]] = []  # (response, item index, or the doubt known from step 1)
-        for n, ((i, key, text), verdict) in enumerate(zip(work, results, strict=True)):
+        distinct = results.distinct
+        for n, (i, key, text) in enumerate(work):
+            verdict = distinct[codes[n]]
             if not needs_conclusion(verdict):
                 continue
             conclusion = conclusion_of(text, verdict.answer_text)
@@ -150,10 +165,12 @@ def score_many(
     for n, found in wanted:
         doubt = found[0] if isinstance(found, tuple) else doubts[found]
         if doubt:
-            results[n] = with_doubt(results[n], doubt)
+            code = codes[n]
+            results.recode(n, (code, doubt), lambda c=code, d=doubt: with_doubt(distinct[c], d))
+    results.done()
     if stats is not None:
         stats.update(
-            responses=len(work),
+            responses=len(results),
             line_items=len(items),
             conclusion_items=len(second_items),
             workers=pool.count,
