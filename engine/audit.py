@@ -442,9 +442,13 @@ def _score_responses(
     )
     id_rank = _id_ranks(keys)
     model_rank = np.argsort(np.argsort(np.array(table.models, dtype=object), kind="stable"))
-    item = table.item.astype(np.int64)
-    order = np.argsort(model_rank[table.model] * max(len(keys), 1) + id_rank[item], kind="stable")
-    in_rule = key_rule[item[order]] >= 0  # per sample, in (model, id) order
+    item = table.item
+    sort_key = model_rank[table.model]  # (model, id) as one int64, built in place
+    sort_key *= max(len(keys), 1)
+    sort_key += id_rank[item]
+    order = np.argsort(sort_key, kind="stable")
+    del sort_key
+    in_rule = (key_rule >= 0)[item[order]]  # per sample, in (model, id) order
     rows = order[in_rule]
     stats: dict[str, Any] = {}
     verdicts = score_many(scorers, _RuledWork(table, rows, item, key_rule), jobs, stats)

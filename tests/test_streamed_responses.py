@@ -8,6 +8,7 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from keyaudit.engine.load.answer_line import find_answer_line
@@ -244,3 +245,22 @@ def test_the_fast_json_reader_reads_as_json_does(line: bytes, monkeypatch) -> No
         pytest.skip("msgspec not installed")
     with_fast, without = read(fast), read(None)
     assert repr(with_fast) == repr(without)  # repr: NaN != NaN, but both print as nan
+
+
+def test_epochs_past_int32_widen_the_column() -> None:
+    """Epochs are kept as int32 until one needs more; none is ever cut."""
+    from keyaudit.engine.load.response_table import TableBuilder
+
+    keys = load_benchmark(DATASET, with_responses=False).keys
+    first, second = list(keys)[:2]
+    builder = TableBuilder(keys)
+    builder.add("m", first, 3, True, False, "a")
+    assert builder.table().epoch.dtype == np.int32
+    builder = TableBuilder(keys)
+    builder.add("m", first, 3, True, False, "a")
+    builder.add("m", second, 2**40 + 1, False, True, "b")
+    table = builder.table()
+    assert table.epoch.tolist() == [3, 2**40 + 1] and table.epoch.dtype == np.int64
+    assert [(r.id, r.epoch, r.correct, r.correct_computed) for r in table] == [
+        (first, 3, True, False), (second, 2**40 + 1, False, True)
+    ]

@@ -737,7 +737,7 @@ def _lowest_epochs(table: TableBuilder) -> np.ndarray:
     """Which rows hold their (model, id)'s lowest epoch (a boolean mask, in row order)."""
     model = np.frombuffer(table.model, dtype=np.int32).astype(np.int64)
     item = np.frombuffer(table.item, dtype=np.int32).astype(np.int64)
-    epoch = np.frombuffer(table.epoch, dtype=np.int64)
+    epoch = table.epochs().astype(np.int64)
     group = model * max(len(table.keys), 1) + item
     order = np.lexsort((epoch, group))  # by group, then epoch: each group's lowest first
     grouped = group[order]

@@ -91,11 +91,16 @@ class OutcomeColumns:
         return cls.build((o.model, o.domain, o.image, o.level, o.correct, o.n) for o in outcomes)
 
     def with_correct(self, correct: np.ndarray) -> OutcomeColumns:
-        """The same outcomes with other ``correct`` values."""
-        return replace(self, correct=np.asarray(correct, dtype=np.int64))
+        """The same outcomes with other ``correct`` values (in the type of ``n``)."""
+        return replace(self, correct=np.asarray(correct, dtype=self.n.dtype))
 
     def __len__(self) -> int:
         return len(self.model)
+
+
+def _wide(codes: np.ndarray) -> np.ndarray:
+    """Codes as int64 before they are multiplied into a combined code (columns may be int32)."""
+    return np.asarray(codes, dtype=np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +158,7 @@ def _cell_table_columns(cols: OutcomeColumns) -> CellTable:
         return CellTable({})
     levels, level_index = np.unique(cols.level, return_inverse=True)
     size = len(cols.models) * len(cols.domains) * len(levels)
-    code = (cols.model * len(cols.domains) + cols.domain) * len(levels) + level_index
+    code = (_wide(cols.model) * len(cols.domains) + cols.domain) * len(levels) + level_index
     total = np.bincount(code, weights=cols.n, minlength=size)
     right = np.bincount(code, weights=cols.correct, minlength=size)
     present = np.bincount(code, minlength=size) > 0
@@ -344,7 +349,7 @@ def _cluster_counts_columns(cols: OutcomeColumns, lo: int, hi: int) -> ClusterCo
     n, right, at_hi = cols.n[keep], cols.correct[keep], cols.level[keep] == hi
     n_d, n_i = len(cols.domains), max(len(cols.images), 1)
     # One group per (model, domain, image), in that (sorted-name) order.
-    groups, group = np.unique((model * n_d + domain) * n_i + image, return_inverse=True)
+    groups, group = np.unique((_wide(model) * n_d + domain) * n_i + image, return_inverse=True)
     rows = np.zeros((len(groups), 4), dtype=np.int64)
     for j, mask in ((0, ~at_hi), (2, at_hi)):
         rows[:, j] = np.bincount(group[mask], weights=right[mask], minlength=len(groups))

@@ -139,7 +139,7 @@ def before_after_columns(
     # axis=0, sorts the same way but is several times slower on millions of outcomes)
     levels, level_at = np.unique(before.level, return_inverse=True)
     n_d, n_l = max(len(before.domains), 1), max(len(levels), 1)
-    code = (before.model * n_d + before.domain) * n_l + level_at.reshape(-1)
+    code = (before.model.astype(np.int64) * n_d + before.domain) * n_l + level_at.reshape(-1)
     cell_codes, cell_at = np.unique(code, return_inverse=True)
     cell_at = cell_at.reshape(-1)
     cell_model, rest = np.divmod(cell_codes, n_d * n_l)

@@ -57,56 +57,80 @@ def outcome_variants(
     ``grouped`` says the samples of each (model, item) are adjacent (the audit's, in (model, id)
     order): the groups are then the runs, found in one pass instead of a sort (at 25 M samples
     the sort's arrays were gigabytes).
+
+    Memory: the columns are int32 (``n`` and ``correct`` int64 only when a unit needs it), and
+    every per-outcome column is one gather through a per-model or per-item table, so 25 M
+    outcomes take about 0.9 GB and few temporaries.
     """
-    model = np.asarray(model, dtype=np.int64)
-    item = np.asarray(item, dtype=np.int64)
-    code = model * max(len(places.level), 1) + item
+    n_items = max(len(places.level), 1)
     if grouped:
-        starts = np.flatnonzero(np.concatenate(([True], code[1:] != code[:-1]))) if len(code) else code
-        size = len(starts)
-        counts = np.diff(np.append(starts, len(code)))
-        g_model, g_item = model[starts], item[starts]
+        new = np.ones(len(model), dtype=bool)
+        new[1:] = (model[1:] != model[:-1]) | (item[1:] != item[:-1])
+        single = bool(new.all())
+        starts = None if single else np.flatnonzero(new)
+        del new
+        counts = None if single else np.diff(np.append(starts, len(model)))
+        g_model = model if single else model[starts]
+        g_item = item if single else item[starts]
 
         def right_counts(side: np.ndarray) -> np.ndarray:
-            if size == len(side):  # one sample per group: the sides themselves
-                return np.asarray(side, dtype=np.int64)
+            if single:
+                return np.asarray(side, dtype=bool)
             return np.add.reduceat(np.asarray(side, dtype=bool), starts, dtype=np.int64)
     else:
+        code = np.asarray(model, dtype=np.int64) * n_items + np.asarray(item, dtype=np.int64)
         distinct, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+        del code
         appearance = np.argsort(first, kind="stable")  # groups in order of their first sample
         rank = np.empty_like(appearance)
         rank[appearance] = np.arange(len(appearance))
         groups = rank[inverse.reshape(-1)]
-        size = len(distinct)
-        g_model = model[first[appearance]]
-        g_item = item[first[appearance]]
-        counts = np.bincount(groups, minlength=size)
+        g_model = np.asarray(model)[first[appearance]]
+        g_item = np.asarray(item)[first[appearance]]
+        counts = np.bincount(groups, minlength=len(distinct))
+        single = bool(counts.max(initial=1) == 1)
 
         def right_counts(side: np.ndarray) -> np.ndarray:
             weights = np.asarray(side, dtype=np.float64)
-            return np.bincount(groups, weights=weights, minlength=size).astype(np.int64)
+            return np.bincount(groups, weights=weights, minlength=len(distinct)).astype(np.int64)
 
-    del model, item, code
-    # names the groups reach, sorted; the codes of each group among them
-    model_rank = np.argsort(np.argsort(np.array(model_names, dtype=object), kind="stable"))
-    present_models = np.unique(model_rank[g_model]) if size else np.zeros(0, dtype=np.int64)
-    by_rank = sorted(model_names)
-    models = tuple(by_rank[r] for r in present_models.tolist())
-    m_code = np.searchsorted(present_models, model_rank[g_model])
-    d_present = np.unique(places.domain[g_item])
-    i_present = np.unique(places.cluster[g_item])
+    # names the groups reach, sorted; each group's code among them, through per-name tables
+    reached = np.bincount(g_model, minlength=len(model_names)) > 0
+    models = tuple(sorted(name for name, hit in zip(model_names, reached.tolist(), strict=True) if hit))
+    model_code = _table({name: n for n, name in enumerate(models)}, model_names)
+    m_code = model_code[g_model]
+    item_reached = np.bincount(g_item, minlength=n_items) > 0
+    d_present = np.unique(places.domain[item_reached])
+    i_present = np.unique(places.cluster[item_reached])
     domains = tuple(places.domains[d] for d in d_present.tolist())
     images = tuple(places.clusters[i] for i in i_present.tolist())
-    d_code = np.searchsorted(d_present, places.domain[g_item])
-    i_code = np.searchsorted(i_present, places.cluster[g_item])
-    level = places.level[g_item]
+    d_code = _code_table(d_present, places.domain)[g_item]
+    i_code = _code_table(i_present, places.cluster)[g_item]
+    level = places.level.astype(np.int32)[g_item]
     units = np.ones(len(models), dtype=np.int64)
-    for at in range(len(models)):
-        mine = counts[m_code == at]
-        if mine.size and mine.max() > 1:
-            units[at] = np.lcm.reduce(mine)
+    if not single:
+        for at in range(len(models)):
+            mine = counts[m_code == at]
+            if mine.size and mine.max() > 1:
+                units[at] = np.lcm.reduce(mine)
+    wide = units.max(initial=1) > np.iinfo(np.int32).max
+    units = units.astype(np.int64 if wide else np.int32)
     n = units[m_code]
-    share = n // counts  # exact: a model's unit is a multiple of each of its items' counts
-    rights = [right_counts(side) * share for side in sides]
+    share = None if single else n // counts  # exact: a unit is a multiple of its items' counts
+    del counts, g_model, g_item
+    rights = [
+        right_counts(side).astype(n.dtype) if share is None else right_counts(side) * share
+        for side in sides
+    ]
     base = OutcomeColumns(models, domains, images, m_code, d_code, i_code, level, n, rights[0])
     return tuple(base.with_correct(right) for right in rights)
+
+
+def _table(code_of: dict[str, int], names: Sequence[str]) -> np.ndarray:
+    """Per name index, its code (``code_of``), int32; -1 for a name not coded."""
+    return np.array([code_of.get(name, -1) for name in names], dtype=np.int32).reshape(-1)
+
+
+def _code_table(present: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per item, the index of its ``values`` entry among the sorted ``present`` ones (int32)."""
+    return np.searchsorted(present, values).astype(np.int32)
