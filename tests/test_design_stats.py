@@ -208,3 +208,30 @@ def test_levels_takes_one_level(tmp_path, run_cli) -> None:
     assert "Before → after: every ruled cell and the leaderboard" in text
     bad = run_cli("check", "physical_stability", "--levels", "3,4,5")
     assert bad.code == 2 and "one level or two" in bad.err
+
+
+def test_cell_codes_count_or_sort_to_the_same_cells():
+    """Cells found by counting the codes' few values equal those a sort finds, on both paths."""
+    import numpy as np
+
+    from keyaudit.engine.stats import design
+    from keyaudit.engine.stats.aggregate import OutcomeColumns
+
+    rng = np.random.default_rng(11)
+    size = 5000
+    cols = OutcomeColumns(
+        tuple("abcdefg"), ("d0", "d1", "d2"), tuple(f"i{k}" for k in range(50)),
+        rng.integers(0, 7, size).astype(np.int32), rng.integers(0, 3, size).astype(np.int32),
+        rng.integers(0, 50, size).astype(np.int32), rng.choice([2, 4, 5], size).astype(np.int32),
+        np.ones(size, dtype=np.int32), rng.integers(0, 2, size).astype(np.int32),
+    )
+    levels, level_at = np.unique(cols.level, return_inverse=True)
+    code = (cols.model.astype(np.int64) * 3 + cols.domain) * len(levels) + level_at
+    expected_codes, expected_at = np.unique(code, return_inverse=True)
+    got = design._cell_codes(cols)
+    missing = code[code != code[0]]  # some cells reached by no outcome
+    for codes, at in (got, design._sorted_cells(code), design._counted_cells(code, 7 * 3 * 3)):
+        np.testing.assert_array_equal(codes, expected_codes)
+        np.testing.assert_array_equal(at, expected_at.reshape(-1))
+    codes, at = design._counted_cells(missing, 7 * 3 * 3)
+    np.testing.assert_array_equal(codes[at], missing)
