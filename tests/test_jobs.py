@@ -93,6 +93,10 @@ def test_each_response_gets_its_own_verdict_after_deduplication(
     assert stats["line_items"] < len(work)  # something was deduplicated
     assert stats["workers"] == (2 if jobs == 2 else 0)
     assert len({(v.accept, v.reason) for v in got}) > 3  # the verdicts do differ
+    if jobs == 2:  # workers' verdicts share their equal parts (one object per distinct value)
+        for part in ("reason", "values", "uncertain"):
+            objects = {id(getattr(v, part)) for v in got.distinct}
+            assert len(objects) == len({repr(getattr(v, part)) for v in got.distinct})
     # kept as codes: each distinct verdict once, columns read per response
     assert len(got.distinct) < len(work)
     assert got.column(lambda v: v.accept).tolist() == [v.accept for v in expected]
@@ -220,6 +224,10 @@ def test_workers_never_import_from_the_current_folder(
         (folder / name).write_text(trap, encoding="utf-8")
     rule, work = _ruled_work()
     expected = batch.score_many([Scorer(rule)], work[:300], jobs=1)
+    # The parent's own modules are imported already when it scores (the CLI imports them before
+    # any chdir could matter); this test is about what the workers import.
+    import concurrent.futures.process  # noqa: F401
+    import multiprocessing.spawn  # noqa: F401
     monkeypatch.chdir(folder)
     monkeypatch.syspath_prepend(str(folder))  # even where the parent itself has it on sys.path
     got = batch.score_many([Scorer(rule)], work[:300], jobs=2)

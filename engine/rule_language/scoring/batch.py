@@ -248,7 +248,8 @@ class _Pool:
                 )
             outcomes += part
         if phase == "line":
-            outcomes = [(Verdict(*value), slow) for value, slow in outcomes]
+            shared = _Shared()
+            outcomes = [(shared.verdict(value), slow) for value, slow in outcomes]
         return self._in_order(phase, items, outcomes)
 
     def _in_order(self, phase: str, items, outcomes) -> list[Any]:
@@ -274,6 +275,25 @@ class _Pool:
         if self.processes is not None:
             self.processes.close()
             self.processes = None
+
+
+class _Shared:
+    """Builds verdicts from workers' plain tuples sharing equal parts: each tuple arrives as its
+    own copies of the reason, values, detail and uncertain names, which a million verdicts (25 M
+    responses) repeat a few thousand ways; shared, a verdict costs its object and answer text.
+    Nothing changes a verdict's values (they are read, or copied)."""
+
+    def __init__(self) -> None:
+        self.parts: dict[Any, Any] = {}
+
+    def verdict(self, value: tuple) -> Verdict:
+        accept, reason, values, answer_text, detail, uncertain = value
+        parts = self.parts
+        reason = parts.setdefault(reason, reason)
+        detail = parts.setdefault(detail, detail)
+        uncertain = parts.setdefault(("uncertain", *uncertain), uncertain)
+        values = parts.setdefault(("values", repr(values)), values)
+        return Verdict(accept, reason, values, answer_text, detail, uncertain)
 
 
 def _score_items(scorers: Sequence[Scorer], phase: str, items) -> list[tuple[Any, bool]]:

@@ -117,7 +117,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: an audit keeps a million distinct verdicts
 class Verdict:
     """The outcome of scoring one answer: accepted or not, why not, and what was extracted."""
 
