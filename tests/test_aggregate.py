@@ -181,3 +181,30 @@ def test_outcome_variants_of_grouped_samples_equal_the_sorting_path(shape: str):
             np.testing.assert_array_equal(getattr(a, column), getattr(b, column))
     assert len(general[0]) == len(pairs)
     assert (general[0].n > 1).any() == (shape == "several samples")
+
+
+def test_outcome_columns_take_the_smallest_type_that_holds_them():
+    """One sample per item: one-byte columns. Items of 1..23 samples: the model's unit is their
+    lcm, 5,354,228,880, past int32, and n and correct become int64 with exact values."""
+    import math
+
+    from keyaudit.engine.stats.samples import KeyPlaces, outcome_variants
+
+    places = KeyPlaces([("d", f"img{k}", 5) for k in range(23)])
+    model = np.zeros(23, dtype=np.int64)
+    item = np.arange(23)
+    (single,) = outcome_variants(("m",), model, item, places, [item % 2 == 0], grouped=True)
+    assert {getattr(single, c).dtype for c in ("model", "domain", "level", "n", "correct")} == {
+        np.dtype(np.int8)
+    }
+    assert single.correct.tolist() == [1 - k % 2 for k in range(23)]
+    counts = np.arange(1, 24)
+    model = np.zeros(counts.sum(), dtype=np.int64)
+    item = np.repeat(np.arange(23), counts)
+    right = np.concatenate([np.arange(k) == 0 for k in counts])  # one right sample per item
+    unit = math.lcm(*range(1, 24))
+    for grouped in (True, False):
+        (several,) = outcome_variants(("m",), model, item, places, [right], grouped=grouped)
+        assert several.n.dtype == np.int64 and unit > np.iinfo(np.int32).max
+        assert several.n.tolist() == [unit] * 23
+        assert several.correct.tolist() == [unit // k for k in range(1, 24)]

@@ -58,9 +58,11 @@ def outcome_variants(
     order): the groups are then the runs, found in one pass instead of a sort (at 25 M samples
     the sort's arrays were gigabytes).
 
-    Memory: the columns are int32 (``n`` and ``correct`` int64 only when a unit needs it), and
-    every per-outcome column is one gather through a per-model or per-item table, so 25 M
-    outcomes take about 0.9 GB and few temporaries.
+    Memory: each column has the smallest integer type that holds its values (:func:`_fitting`:
+    one byte for the levels, the domains and one sample's right or wrong; two for 31,000 images),
+    and every per-outcome column is one gather through a per-model or per-item table, so 25 M
+    outcomes of a benchmark like GRIP's take about 0.3 GB and few temporaries. Code that combines
+    columns widens them first (they are codes and counts, not numbers to compute with).
     """
     n_items = max(len(places.level), 1)
     if grouped:
@@ -98,23 +100,24 @@ def outcome_variants(
     reached = np.bincount(g_model, minlength=len(model_names)) > 0
     models = tuple(sorted(name for name, hit in zip(model_names, reached.tolist(), strict=True) if hit))
     model_code = _table({name: n for n, name in enumerate(models)}, model_names)
-    m_code = model_code[g_model]
+    m_code = model_code.astype(_fitting(len(models)))[g_model]
     item_reached = np.bincount(g_item, minlength=n_items) > 0
     d_present = np.unique(places.domain[item_reached])
     i_present = np.unique(places.cluster[item_reached])
     domains = tuple(places.domains[d] for d in d_present.tolist())
     images = tuple(places.clusters[i] for i in i_present.tolist())
-    d_code = _code_table(d_present, places.domain)[g_item]
-    i_code = _code_table(i_present, places.cluster)[g_item]
-    level = places.level.astype(np.int32)[g_item]
+    d_code = _code_table(d_present, places.domain).astype(_fitting(len(domains)))[g_item]
+    i_code = _code_table(i_present, places.cluster).astype(_fitting(len(images)))[g_item]
+    reached_levels = places.level[item_reached]
+    level_type = _fitting(int(reached_levels.min(initial=0)), int(reached_levels.max(initial=0)))
+    level = places.level.astype(level_type)[g_item]
     units = np.ones(len(models), dtype=np.int64)
     if not single:
         for at in range(len(models)):
             mine = counts[m_code == at]
             if mine.size and mine.max() > 1:
                 units[at] = np.lcm.reduce(mine)
-    wide = units.max(initial=1) > np.iinfo(np.int32).max
-    units = units.astype(np.int64 if wide else np.int32)
+    units = units.astype(_fitting(int(units.max(initial=1))))
     n = units[m_code]
     share = None if single else n // counts  # exact: a unit is a multiple of its items' counts
     del counts, g_model, g_item
@@ -134,3 +137,13 @@ def _table(code_of: dict[str, int], names: Sequence[str]) -> np.ndarray:
 def _code_table(present: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per item, the index of its ``values`` entry among the sorted ``present`` ones (int32)."""
     return np.searchsorted(present, values).astype(np.int32)
+
+
+def _fitting(*values: int) -> type:
+    """The smallest signed integer type that holds ``values`` (and -1)."""
+    low, high = min(-1, *values), max(0, *values)
+    for kind in (np.int8, np.int16, np.int32):
+        info = np.iinfo(kind)
+        if info.min <= low and high <= info.max:
+            return kind
+    return np.int64
