@@ -82,6 +82,12 @@ def test_a_long_reasoning_is_not_kept() -> None:
     _assert_faithful(text, kept)
     short = "thinking\nANSWER: x"
     assert excerpter(short) is short and len(short) <= KEEP_WHOLE
+    reasoned = (
+        "Let me look at the stack carefully.\nStep 1: block C rests on block B, offset to the left."
+        "\nStep 2: the joint is past the edge.\nSo it tips.\nANSWER: unstable"
+    )
+    assert len(reasoned) > KEEP_WHOLE and excerpter(reasoned) == "So it tips.\nANSWER: unstable"
+    _assert_faithful(reasoned, excerpter(reasoned))
 
 
 def test_a_label_that_is_not_a_word_keeps_whole_texts() -> None:
