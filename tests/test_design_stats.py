@@ -214,7 +214,7 @@ def test_cell_codes_count_or_sort_to_the_same_cells():
     """Cells found by counting the codes' few values equal those a sort finds, on both paths."""
     import numpy as np
 
-    from keyaudit.engine.stats import design
+    from keyaudit.engine.stats import aggregate
     from keyaudit.engine.stats.aggregate import OutcomeColumns
 
     rng = np.random.default_rng(11)
@@ -228,10 +228,10 @@ def test_cell_codes_count_or_sort_to_the_same_cells():
     levels, level_at = np.unique(cols.level, return_inverse=True)
     code = (cols.model.astype(np.int64) * 3 + cols.domain) * len(levels) + level_at
     expected_codes, expected_at = np.unique(code, return_inverse=True)
-    got = design._cell_codes(cols)
+    got = aggregate.cell_codes_of(cols)
     missing = code[code != code[0]]  # some cells reached by no outcome
-    for codes, at in (got, design._sorted_cells(code), design._counted_cells(code, 7 * 3 * 3)):
+    for codes, at in (got, aggregate._sorted_cells(code), aggregate._counted_cells(code, 7 * 3 * 3)):
         np.testing.assert_array_equal(codes, expected_codes)
         np.testing.assert_array_equal(at, expected_at.reshape(-1))
-    codes, at = design._counted_cells(missing, 7 * 3 * 3)
+    codes, at = aggregate._counted_cells(missing, 7 * 3 * 3)
     np.testing.assert_array_equal(codes[at], missing)

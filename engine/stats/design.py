@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .aggregate import OutcomeColumns
+from .aggregate import OutcomeColumns, cell_codes_of
 
 __all__ = ["DesignStats", "ItemOutcome", "PairFlip", "before_after", "before_after_columns"]
 
@@ -135,7 +135,7 @@ def before_after_columns(
     """:func:`before_after` on the audit's outcome columns (``after`` shares every column of
     ``before`` but ``correct``): one product per domain, so millions of outcomes cost seconds."""
     models = before.models
-    cell_codes, cell_at = _cell_codes(before)
+    cell_codes, cell_at = cell_codes_of(before)
     n_d, levels = max(len(before.domains), 1), np.unique(before.level)
     n_l = max(len(levels), 1)
     cell_model, rest = np.divmod(cell_codes, n_d * n_l)
@@ -224,35 +224,6 @@ def before_after_columns(
         resamples=resamples,
         confidence=confidence,
     )
-
-
-def _cell_codes(outcomes: OutcomeColumns) -> tuple[np.ndarray, np.ndarray]:
-    """The cells (model, domain, level) the outcomes reach, as sorted integer codes, and each
-    outcome's cell among them. The code is built in place, and its few possible values counted
-    rather than sorted (np.unique over rows, axis=0, sorts the same way but is several times
-    slower, and a sort of 25 M codes took a gigabyte)."""
-    levels = np.unique(outcomes.level)
-    n_d, n_l = max(len(outcomes.domains), 1), max(len(levels), 1)
-    code = outcomes.model.astype(np.int64)
-    code *= n_d
-    code += outcomes.domain
-    code *= n_l
-    code += np.searchsorted(levels, outcomes.level)
-    size = max(len(outcomes.models), 1) * n_d * n_l
-    if size > 4 * len(code) + 1024:  # many more possible cells than outcomes: sort instead
-        return _sorted_cells(code)
-    return _counted_cells(code, size)
-
-
-def _sorted_cells(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    cell_codes, cell_at = np.unique(code, return_inverse=True)
-    return cell_codes, cell_at.reshape(-1)
-
-
-def _counted_cells(code: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    present = np.bincount(code, minlength=size) > 0
-    cell_of = np.cumsum(present) - 1
-    return np.flatnonzero(present), cell_of[code]
 
 
 def _draws(seed: int, domain: str, n_images: int, resamples: int) -> np.ndarray:
