@@ -19,7 +19,8 @@ embedded example) and written as plain JSON Lines, one file per model, by one pr
 The run is ``keyaudit check --all --bench DIR --json FILE`` as a subprocess with
 ``KEYAUDIT_PROFILE=1`` (stage times on stderr), waited for with ``os.wait4``: wall time, the
 process's peak RSS (``ru_maxrss``, its own, which includes no worker) and the scoring workers'
-largest peak (printed by the profile). Results: ``bench/results/scale.md``.
+largest peak (printed by the profile). Results: ``bench/results/scale.md`` (16 models) and
+``bench/results/scale-160-models.md`` (``--models 160``).
 """
 
 from __future__ import annotations
@@ -195,8 +196,14 @@ def write_results(result: dict, generated: str) -> str:
             f"{row['mean_before']:.1%} → {row['mean_after']:.1%} |"
         )
     text = "\n".join(lines) + "\n"
-    RESULTS.write_text(text, encoding="utf-8")
+    results_file(result["models"]).write_text(text, encoding="utf-8")
     return text
+
+
+def results_file(models: int) -> Path:
+    """Where a run is recorded: ``scale.md`` for the full-size 16 models, ``scale-<N>-models.md``
+    for another size (the 25 M run keeps its own record)."""
+    return RESULTS if models == 16 else RESULTS.with_name(f"scale-{models}-models.md")
 
 
 def main() -> None:

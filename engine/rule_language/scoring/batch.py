@@ -36,6 +36,7 @@ raised here as it was raised there; a worker that dies (killed, out of memory) i
 from __future__ import annotations
 
 import contextlib
+import itertools
 import math
 import os
 import shlex
@@ -46,6 +47,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ...errors import DataError, ExpressionError, KeyauditError, RuleError, UsageError, one_line
 from ...load.answer_line import find_answer_line
@@ -105,10 +108,12 @@ def score_many(
     fmts = [s.rule.answer_format for s in scorers]
     # Step 1: the distinct (scorer, key, cleaned line) items; None stands for "no answer line".
     # A response's verdict is its item's with its own cut answer text: one per distinct pair.
+    # Most responses cut the text their item was first seen with; their code is the item's. A
+    # pair with another text (same cleaned line) is coded -1, -2, ... until the items are known.
     index: dict[tuple[int, str, str | None], int] = {}
     items: list[tuple[int, str, str | None]] = []
-    pair_of: dict[tuple[int, str | None], int] = {}
-    pairs: list[tuple[int, str | None]] = []  # (item index, cut answer text)
+    other_of: dict[tuple[int, str | None], int] = {}
+    others: list[tuple[int, str | None]] = []  # (item index, another cut answer text)
     results = VerdictList()
     codes = results.codes
     for i, key, text in work:
@@ -120,22 +125,26 @@ def score_many(
         if at is None:
             at = index[ident] = len(items)
             items.append((i, key, raw))
-        pair = (at, raw)
-        code = pair_of.get(pair)
-        if code is None:
-            code = pair_of[pair] = len(pairs)
-            pairs.append(pair)
-        codes.append(code)
-    del pair_of
+        elif raw != items[at][2]:
+            other = other_of.get((at, raw))
+            if other is None:
+                other = other_of[(at, raw)] = len(others)
+                others.append((at, raw))
+            at = -1 - other
+        codes.append(at)
+    del other_of
+    if others:  # the other pairs follow the items
+        column = np.frombuffer(codes, dtype=np.int32)
+        column[column < 0] = len(items) - 1 - column[column < 0]
     pool = _Pool(scorers, jobs, len(items))
     try:
         verdicts = pool.run("line", items)
-        for at, raw in pairs:
+        for at, raw in itertools.chain(((at, item[2]) for at, item in enumerate(items)), others):
             verdict = verdicts[at]
             results.distinct.append(
                 verdict if verdict.answer_text == raw else replace(verdict, answer_text=raw)
             )
-        del pairs
+        del others
         # Step 2: conclusions of rejections for something missing, each distinct one once.
         seconds: dict[tuple[int, str, str], int] = {}
         second_items: list[tuple[int, str, str]] = []
