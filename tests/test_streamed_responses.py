@@ -254,19 +254,25 @@ def test_the_fast_json_reader_reads_as_json_does(line: bytes, monkeypatch) -> No
 
 
 def test_epochs_past_int32_widen_the_column() -> None:
-    """Epochs are kept as int32 until one needs more; none is ever cut."""
+    """Integer columns start at one byte and widen when a value needs it; none is ever cut."""
     from keyaudit.engine.load.response_table import TableBuilder
 
     keys = load_benchmark(DATASET, with_responses=False).keys
     first, second = list(keys)[:2]
     builder = TableBuilder(keys)
     builder.add("m", first, 3, True, False, "a")
-    assert builder.table().epoch.dtype == np.int32
+    small = builder.table()
+    assert small.epoch.dtype == small.model.dtype == np.int8
+    assert small.item.dtype == (np.int8 if len(keys) <= 128 else np.int16)
     builder = TableBuilder(keys)
     builder.add("m", first, 3, True, False, "a")
     builder.add("m", second, 2**40 + 1, False, True, "b")
+    for n in range(300):  # 300 models: the model column widens to int16
+        builder.add(f"model {n}", first, 1, False, False, "c")
     table = builder.table()
-    assert table.epoch.tolist() == [3, 2**40 + 1] and table.epoch.dtype == np.int64
-    assert [(r.id, r.epoch, r.correct, r.correct_computed) for r in table] == [
+    assert table.epoch.tolist()[:2] == [3, 2**40 + 1] and table.epoch.dtype == np.int64
+    assert table.model.dtype == np.int16 and table.model.tolist()[-1] == 300
+    assert table.models[300] == "model 299"
+    assert [(r.id, r.epoch, r.correct, r.correct_computed) for r in table][:2] == [
         (first, 3, True, False), (second, 2**40 + 1, False, True)
     ]

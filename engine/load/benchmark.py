@@ -39,7 +39,7 @@ from .csv_keys import QUESTION_COLUMNS, csv_tree_files, read_csv_keys
 from .excerpt import Excerpter
 from .filekind import exists_at_all, file_problem, folder_problem
 from .jsonl import data_files, jsonl_files, read_jsonl, require_field
-from .response_table import ResponseTable, TableBuilder
+from .response_table import ResponseTable, TableBuilder, column
 from .responses.records import FORMATS, FieldNames, LoggedRun, ResponseSource, RunInfo
 from .responses.sources import iter_source, source_files, task_of
 from .strict import strict_correct
@@ -746,8 +746,8 @@ def _slots_of(table: TableBuilder, model: int) -> set[tuple[str, int]]:
 
 def _lowest_epochs(table: TableBuilder) -> np.ndarray:
     """Which rows hold their (model, id)'s lowest epoch (a boolean mask, in row order)."""
-    model = np.frombuffer(table.model, dtype=np.int32).astype(np.int64)
-    item = np.frombuffer(table.item, dtype=np.int32).astype(np.int64)
+    model = column(table.model).astype(np.int64)
+    item = column(table.item).astype(np.int64)
     epoch = table.epochs().astype(np.int64)
     group = model * max(len(table.keys), 1) + item
     order = np.lexsort((epoch, group))  # by group, then epoch: each group's lowest first

@@ -158,9 +158,11 @@ class TableBuilder:
         self.keys = tuple(keys.values())
         self._item_of = {item_id: n for n, item_id in enumerate(keys)}
         self._model_of: dict[str, int] = {}
-        self.model = array("i")
-        self.item = array("i")
-        self.epoch = array("i")  # widened to "q" by the first epoch past int32
+        # Each integer column starts in the smallest type and widens when a value needs it (at
+        # 25 M responses, one byte a column instead of four is 75 MB).
+        self.model = array("b")
+        self.item = array(_typecode_for(len(self.keys)))
+        self.epoch = array("b")
         self.flags = bytearray()  # bit 0: correct, bit 1: computed by keyaudit
         self.texts: list[str] = []
 
@@ -185,20 +187,22 @@ class TableBuilder:
         self, model: int, item: int, epoch: int, correct: bool, computed: bool, text: str
     ) -> int:
         """:meth:`add` with the model and item already as indexes (the load's fast path)."""
-        self.model.append(model)
+        try:
+            self.model.append(model)
+        except OverflowError:
+            self.model = _widened(self.model, model)
         self.item.append(item)
         try:
             self.epoch.append(epoch)
         except OverflowError:
-            self.epoch = array("q", self.epoch)
-            self.epoch.append(epoch)
+            self.epoch = _widened(self.epoch, epoch)
         self.flags.append(bool(correct) | (bool(computed) << 1))
         self.texts.append(text)
         return len(self.texts) - 1
 
     def epochs(self) -> np.ndarray:
-        """The epoch column so far (int32, or int64 once an epoch needed it), not a copy."""
-        return np.frombuffer(self.epoch, dtype=np.int32 if self.epoch.typecode == "i" else np.int64)
+        """The epoch column so far, not a copy."""
+        return column(self.epoch)
 
     def table(self, keep: np.ndarray | None = None) -> ResponseTable:
         """The columns as a table; ``keep`` (a boolean mask), when given, keeps only those rows."""
@@ -206,8 +210,8 @@ class TableBuilder:
         # the builder is done, and an array whose buffer is shared cannot grow any more.
         flags = np.frombuffer(self.flags, dtype=np.uint8)
         columns = [
-            np.frombuffer(self.model, dtype=np.int32),
-            np.frombuffer(self.item, dtype=np.int32),
+            column(self.model),
+            column(self.item),
             self.epochs(),
             (flags & 1).astype(bool),
             (flags & 2).astype(bool),
@@ -218,3 +222,32 @@ class TableBuilder:
             texts = [t for t, k in zip(texts, keep.tolist(), strict=True) if k]
         models = sorted(self._model_of, key=self._model_of.__getitem__)
         return ResponseTable(models, self.keys, *columns, texts)
+
+
+_WIDER = {"b": "h", "h": "i", "i": "q"}
+_DTYPES = {"b": np.int8, "h": np.int16, "i": np.int32, "q": np.int64}
+
+
+def _typecode_for(count: int) -> str:
+    """The smallest array type code that holds the indexes 0 .. count - 1."""
+    return next(code for code in _WIDER if count - 1 <= np.iinfo(_DTYPES[code]).max)
+
+
+def _widened(values: array, value: int) -> array:
+    """``values`` with ``value`` appended, in the next wider type that holds it (an int past
+    int64 stays an OverflowError)."""
+    code = values.typecode
+    while code in _WIDER:
+        code = _WIDER[code]
+        wider = array(code, values)
+        try:
+            wider.append(value)
+        except OverflowError:
+            continue
+        return wider
+    raise OverflowError(f"{value} does not fit in 64 bits")
+
+
+def column(values: array) -> np.ndarray:
+    """An integer array's numpy view, in its own type (not a copy)."""
+    return np.frombuffer(values, dtype=_DTYPES[values.typecode])
