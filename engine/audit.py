@@ -391,18 +391,16 @@ class _RuledWork:
     :func:`~.rule_language.scoring.batch.score_many`, made again on each pass (a list of them
     took hundreds of megabytes at 25 M responses)."""
 
-    def __init__(
-        self, table: ResponseTable, rows: np.ndarray, item: np.ndarray, key_rule: np.ndarray
-    ) -> None:
-        self.table, self.rows, self.item, self.key_rule = table, rows, item, key_rule
+    def __init__(self, table: ResponseTable, rows: np.ndarray, key_rule: np.ndarray) -> None:
+        self.table, self.rows, self.key_rule = table, rows, key_rule
 
     def __iter__(self) -> Iterator[tuple[int, str, str]]:
-        texts = self.table.texts
+        texts, item = self.table.texts, self.table.item
         rule_of = self.key_rule.tolist()
         answers = [k.answer for k in self.table.keys]
         for start in range(0, len(self.rows), 1 << 16):  # a chunk of Python ints at a time
             rows = self.rows[start : start + (1 << 16)]
-            for r, k in zip(rows.tolist(), self.item[rows].tolist(), strict=True):
+            for r, k in zip(rows.tolist(), item[rows].tolist(), strict=True):
                 yield rule_of[k], answers[k], texts[r]
 
 
@@ -451,7 +449,7 @@ def _score_responses(
     in_rule = (key_rule >= 0)[item[order]]  # per sample, in (model, id) order
     rows = order[in_rule]
     stats: dict[str, Any] = {}
-    verdicts = score_many(scorers, _RuledWork(table, rows, item, key_rule), jobs, stats)
+    verdicts = score_many(scorers, _RuledWork(table, rows, key_rule), jobs, stats)
     mark(
         "scoring",
         f"{stats['responses']:,} ruled responses, {stats['line_items']:,} distinct answer "

@@ -228,9 +228,13 @@ def test_cell_codes_count_or_sort_to_the_same_cells():
     levels, level_at = np.unique(cols.level, return_inverse=True)
     code = (cols.model.astype(np.int64) * 3 + cols.domain) * len(levels) + level_at
     expected_codes, expected_at = np.unique(code, return_inverse=True)
-    got = aggregate.cell_codes_of(cols)
+    cells, cell_at = aggregate.cells_of(cols)
+    assert cells == [
+        (cols.models[c // 9], cols.domains[c // 3 % 3], int(levels[c % 3])) for c in expected_codes
+    ]
+    np.testing.assert_array_equal(cell_at, expected_at.reshape(-1))
     missing = code[code != code[0]]  # some cells reached by no outcome
-    for codes, at in (got, aggregate._sorted_cells(code), aggregate._counted_cells(code, 7 * 3 * 3)):
+    for codes, at in (aggregate._sorted_cells(code), aggregate._counted_cells(code, 7 * 3 * 3)):
         np.testing.assert_array_equal(codes, expected_codes)
         np.testing.assert_array_equal(at, expected_at.reshape(-1))
     codes, at = aggregate._counted_cells(missing, 7 * 3 * 3)

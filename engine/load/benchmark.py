@@ -748,7 +748,7 @@ def _lowest_epochs(table: TableBuilder) -> np.ndarray:
     """Which rows hold their (model, id)'s lowest epoch (a boolean mask, in row order)."""
     model = column(table.model).astype(np.int64)
     item = column(table.item).astype(np.int64)
-    epoch = table.epochs().astype(np.int64)
+    epoch = column(table.epoch).astype(np.int64)
     group = model * max(len(table.keys), 1) + item
     order = np.lexsort((epoch, group))  # by group, then epoch: each group's lowest first
     grouped = group[order]

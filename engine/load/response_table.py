@@ -200,10 +200,6 @@ class TableBuilder:
         self.texts.append(text)
         return len(self.texts) - 1
 
-    def epochs(self) -> np.ndarray:
-        """The epoch column so far, not a copy."""
-        return column(self.epoch)
-
     def table(self, keep: np.ndarray | None = None) -> ResponseTable:
         """The columns as a table; ``keep`` (a boolean mask), when given, keeps only those rows."""
         # The arrays' own buffers, not copies (a copy doubled the load's peak at 25 M responses):
@@ -212,7 +208,7 @@ class TableBuilder:
         columns = [
             column(self.model),
             column(self.item),
-            self.epochs(),
+            column(self.epoch),
             (flags & 1).astype(bool),
             (flags & 2).astype(bool),
         ]

@@ -99,7 +99,8 @@ class OutcomeColumns:
 
 
 def _wide(codes: np.ndarray) -> np.ndarray:
-    """Codes as int64 before they are multiplied into a combined code (columns may be int32)."""
+    """Codes as int64 before they are multiplied into a combined code (columns may be one or
+    two bytes wide)."""
     return np.asarray(codes, dtype=np.int64)
 
 
@@ -156,26 +157,19 @@ def _cell_table_columns(cols: OutcomeColumns) -> CellTable:
     """:func:`cell_table` of columns: the same table, counted with numpy."""
     if not len(cols):
         return CellTable({})
-    codes, cell_at = cell_codes_of(cols)
-    total = np.bincount(cell_at, weights=cols.n, minlength=len(codes))
-    right = np.bincount(cell_at, weights=cols.correct, minlength=len(codes))
-    levels = np.unique(cols.level)
-    n_l = len(levels)
-    n_dl = max(len(cols.domains), 1) * n_l
-    cells = {}
-    for k, c in enumerate(codes.tolist()):
-        m, rest = divmod(c, n_dl)
-        d, lv = divmod(rest, n_l)
-        key = (cols.models[m], cols.domains[d], int(levels[lv]))
-        cells[key] = CellCount(int(right[k]), int(total[k]))
-    return CellTable(cells)
+    cells, cell_at = cells_of(cols)
+    total = np.bincount(cell_at, weights=cols.n, minlength=len(cells))
+    right = np.bincount(cell_at, weights=cols.correct, minlength=len(cells))
+    return CellTable(
+        {cell: CellCount(int(right[k]), int(total[k])) for k, cell in enumerate(cells)}
+    )
 
 
-def cell_codes_of(outcomes: OutcomeColumns) -> tuple[np.ndarray, np.ndarray]:
-    """The cells (model, domain, level) the outcomes reach, as sorted integer codes, and each
-    outcome's cell among them. The code is built in place, and its few possible values counted
-    rather than sorted (np.unique over rows, axis=0, sorts the same way but is several times
-    slower, and a sort of 25 M codes took a gigabyte)."""
+def cells_of(outcomes: OutcomeColumns) -> tuple[list[CellKey], np.ndarray]:
+    """The cells ``(model, domain, level)`` the outcomes reach, in that (sorted) order, and each
+    outcome's cell among them. One integer code per outcome is built in place, and its few
+    possible values counted rather than sorted (np.unique over rows, axis=0, sorts the same way
+    but is several times slower, and a sort of 25 M codes took a gigabyte)."""
     levels = np.unique(outcomes.level)
     n_d, n_l = max(len(outcomes.domains), 1), max(len(levels), 1)
     code = outcomes.model.astype(np.int64)
@@ -185,8 +179,16 @@ def cell_codes_of(outcomes: OutcomeColumns) -> tuple[np.ndarray, np.ndarray]:
     code += np.searchsorted(levels, outcomes.level)
     size = max(len(outcomes.models), 1) * n_d * n_l
     if size > 4 * len(code) + 1024:  # many more possible cells than outcomes: sort instead
-        return _sorted_cells(code)
-    return _counted_cells(code, size)
+        codes, cell_at = _sorted_cells(code)
+    else:
+        codes, cell_at = _counted_cells(code, size)
+    cell_model, rest = np.divmod(codes, n_d * n_l)
+    cell_domain, cell_level = np.divmod(rest, n_l)
+    cells = [
+        (outcomes.models[m], outcomes.domains[d], int(levels[lv]))
+        for m, d, lv in zip(cell_model.tolist(), cell_domain.tolist(), cell_level.tolist(), strict=True)
+    ]
+    return cells, cell_at
 
 
 def _sorted_cells(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

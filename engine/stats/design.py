@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .aggregate import OutcomeColumns, cell_codes_of
+from .aggregate import OutcomeColumns, cells_of
 
 __all__ = ["DesignStats", "ItemOutcome", "PairFlip", "before_after", "before_after_columns"]
 
@@ -135,15 +135,7 @@ def before_after_columns(
     """:func:`before_after` on the audit's outcome columns (``after`` shares every column of
     ``before`` but ``correct``): one product per domain, so millions of outcomes cost seconds."""
     models = before.models
-    cell_codes, cell_at = cell_codes_of(before)
-    n_d, levels = max(len(before.domains), 1), np.unique(before.level)
-    n_l = max(len(levels), 1)
-    cell_model, rest = np.divmod(cell_codes, n_d * n_l)
-    cell_domain, cell_level = np.divmod(rest, n_l)
-    cells = [
-        (models[m], before.domains[d], int(levels[lv]))
-        for m, d, lv in zip(cell_model.tolist(), cell_domain.tolist(), cell_level.tolist(), strict=True)
-    ]
+    cells, cell_at = cells_of(before)
     tail = (1 - confidence) / 2
     units_sum = np.zeros((resamples + 1, len(cells)))
     before_sum = np.zeros((resamples + 1, len(cells)))

@@ -41,9 +41,6 @@ class VerdictList(Sequence[Verdict]):
             self.distinct.append(make())
         return at
 
-    def append_code(self, code: int) -> None:
-        self.codes.append(code)
-
     def recode(self, n: int, ident: Hashable, make: Callable[[], Verdict]) -> None:
         """Give response ``n`` the verdict known as ``ident`` (``make()`` builds it once)."""
         self.codes[n] = self.code(ident, make)
