@@ -2,11 +2,9 @@
 
     python bench/check_timing.py [--warm 5] [--resamples 10000]
 
-* **cold**: the first run with an empty numba cache, so the bootstrap kernel is JIT-compiled
-  (``cache=True`` writes to ``__pycache__`` next to ``engine/stats/_bootstrap_kernel.py``, or to
-  ``NUMBA_CACHE_DIR`` when set; this script points ``NUMBA_CACHE_DIR`` at a fresh temporary
-  folder, which is the same as clearing the cache without touching the checkout);
-  keyaudit's key cache (``KEYAUDIT_CACHE_DIR``) starts empty too, so the key corpus is parsed;
+* **cold**: the first run with an empty cache folder (``KEYAUDIT_CACHE_DIR`` pointed at a fresh
+  temporary folder), so the bootstrap kernels are JIT-compiled (their cache is keyaudit's own
+  ``numba-kernels/`` there) and the key corpus is parsed;
 * **warm**: the next runs, which load the compiled kernel and the parsed key corpus from those caches.
 
 Each run is a fresh ``keyaudit`` process (wall time, output to /dev/null, as a user would run
@@ -94,7 +92,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="keyaudit-numba-cache-") as cache:
         # A first run on a fresh machine: no compiled kernel and no key cache either.
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "KEYAUDIT_CACHE_DIR": cache + "/keys"}
+        env = {**os.environ, "KEYAUDIT_CACHE_DIR": cache + "/keyaudit"}
         cold = run_once(env, args.resamples)
         warm = [run_once(env, args.resamples) for _ in range(args.warm)]
         stages = subprocess.run(

@@ -15,13 +15,16 @@ MANUAL = README + "".join(
 )
 
 
-def test_quick_start_has_exactly_the_two_commands_and_ci_runs_the_test_one() -> None:
+def test_quick_start_has_exactly_the_two_commands_and_ci_runs_both_in_order() -> None:
     quick = README[README.index("## Quick start") : README.index("## What `keyaudit check` shows")]
     commands = re.findall(r"```bash\n(.*?)\n```", quick, flags=re.S)
     assert len(commands) == 2
     assert commands[0].endswith("keyaudit check physical_stability")
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert commands[1] in ci.splitlines()
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert commands[0] in lines and commands[1] in lines
+    # in the README's order, in one clone, with nothing between them but comments
+    first, second = lines.index(commands[0]), lines.index(commands[1])
+    assert second == first + 1
 
 
 @pytest.mark.skipif(not (ROOT / "docs").exists(), reason="not a checkout")

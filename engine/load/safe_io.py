@@ -1,10 +1,12 @@
 """keyaudit's private cache folders: created 0700, opened once, every entry read and written
 through the folder's descriptor, never through a path another user could redirect.
 
-Two caches live here, each in its own sub-folder of the *cache root* (:func:`cache_root`):
-``keys/`` (the validated key corpus, :mod:`.keycache`) and ``parsers/`` (built LALR tables,
-:mod:`keyaudit.engine.rule_language.reading.parser_cache`). Both are optimisations: any doubt about a
-folder or an entry makes it a miss, never an error.
+Each cache lives in its own sub-folder of the *cache root* (:func:`cache_root`): ``keys/`` (the
+validated key corpus, :mod:`.keycache`), ``parsers/`` (built LALR tables,
+:mod:`keyaudit.engine.rule_language.reading.parser_cache`), ``proofs/``
+(:mod:`keyaudit.engine.proof_cache`) and ``numba-kernels/`` (compiled bootstrap kernels,
+:mod:`keyaudit.engine.stats._kernel_cache`, the one cache another library reads by path). All are
+optimisations: any doubt about a folder or an entry makes it a miss, never an error.
 
 The rules, and why:
 
@@ -42,11 +44,17 @@ _TEMPORARY_PREFIX = ".tmp-"
 
 def cache_root() -> Path | None:
     """The cache root (``$KEYAUDIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/keyaudit``, else
-    ``~/.cache/keyaudit``), or ``None`` when caching is off."""
+    ``~/.cache/keyaudit``), or ``None`` when caching is off: ``KEYAUDIT_CACHE_DIR`` set to an
+    :data:`OFF_VALUES` value or to a relative path (which would put the cache in whatever folder
+    keyaudit is run from, a downloaded benchmark's included)."""
     configured = os.environ.get("KEYAUDIT_CACHE_DIR")
     if configured is not None:
-        return None if configured.strip().lower() in OFF_VALUES else Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        if configured.strip().lower() in OFF_VALUES or not os.path.isabs(configured):
+            return None  # a relative folder would follow the current one (a benchmark's own)
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative value is invalid and ignored
+        base = str(Path.home() / ".cache")
     return Path(base) / "keyaudit"
 
 

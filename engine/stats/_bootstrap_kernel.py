@@ -23,11 +23,12 @@ that no field can exceed 65,535 in any stratum's sum (``n_clusters x largest fie
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ._bootstrap_reference import GAMMA as _GAMMA_INT
 from ._bootstrap_reference import MIX1 as _MIX1_INT
 from ._bootstrap_reference import MIX2 as _MIX2_INT
+from ._kernel_cache import njit
 
 GAMMA = np.uint64(_GAMMA_INT)
 MIX1 = np.uint64(_MIX1_INT)

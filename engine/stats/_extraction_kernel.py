@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ._bootstrap_kernel import GAMMA, LOW32, S32, _mix64, _resample_key
+from ._kernel_cache import njit
 
 S11 = np.uint64(11)
 TWO53 = 1.0 / 9007199254740992.0
