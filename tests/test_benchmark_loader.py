@@ -138,15 +138,9 @@ CASES = [
     ),
     (
         "responses",
-        [{"id": "physical_stability_0002_q5", "model": "M2", "response": "r", "correct": True}],
-        "m1.jsonl:3:",
-        "differs from 'M1'",
-    ),
-    (
-        "responses",
         [{"id": "physical_stability_0001_q5", "model": "M1", "response": "r", "correct": True}],
         "m1.jsonl:3:",
-        "duplicate id",
+        "duplicate id 'physical_stability_0001_q5' for model 'M1' (also at line 1)",
     ),
     (
         "responses",
@@ -182,13 +176,118 @@ def test_loader_errors_name_file_and_line(
     assert "Traceback" not in result.err
 
 
-def test_model_file_name_clash_is_an_error(bench: Path) -> None:
-    write_jsonl(
-        bench / "responses" / "m1b.jsonl",
-        [{"id": "physical_stability_0002_q5", "model": "M1", "response": "r"}],
+def _row(item: int, level: int, model: str, correct: bool | None = None) -> dict:
+    row = {
+        "id": f"physical_stability_000{item}_q{level}",
+        "model": model,
+        "response": f"{model} says\nANSWER: stable",
+    }
+    if correct is not None:
+        row["correct"] = correct
+    return row
+
+
+MIXED = [
+    _row(1, 5, "M1", False),
+    _row(1, 5, "M2", True),
+    _row(1, 4, "M3"),
+    _row(1, 4, "M1", True),
+    _row(2, 5, "M2", False),
+    _row(1, 4, "M2"),
+]
+
+
+def _loaded(bench: Path) -> list[tuple[str, str, str, bool, bool, int]]:
+    loaded = load_benchmark(bench)
+    return sorted(
+        (r.model, r.id, r.text, r.correct, r.correct_computed, r.epoch) for r in loaded.responses
     )
-    with pytest.raises(DataError, match="also has a file"):
+
+
+def test_one_jsonl_file_of_several_models_reads_as_one_file_per_model(bench: Path) -> None:
+    """The ``model`` field of each line says whose answer it is: one file of three models,
+    interleaved, loads the same responses as three files of one model each, each model a run
+    of its own in order of first appearance (the old loader refused the second model)."""
+    (bench / "responses" / "m1.jsonl").unlink()
+    for model in ("M1", "M2", "M3"):
+        write_jsonl(
+            bench / "responses" / f"{model}.jsonl", [r for r in MIXED if r["model"] == model]
+        )
+    split = _loaded(bench)
+    for model in ("M1", "M2", "M3"):
+        (bench / "responses" / f"{model}.jsonl").unlink()
+    write_jsonl(bench / "responses" / "all.jsonl", MIXED)
+    loaded = load_benchmark(bench)
+    assert _loaded(bench) == split and len(split) == 6
+    assert loaded.models == ("M1", "M2", "M3")
+    assert [(s.path, s.model, s.samples) for s in loaded.sources] == [
+        ("responses/all.jsonl", "M1", 2),
+        ("responses/all.jsonl", "M2", 3),
+        ("responses/all.jsonl", "M3", 1),
+    ]
+    assert loaded.computed_models == ("M2", "M3")
+
+
+def test_one_csv_file_of_several_models_reads_as_they_are(bench: Path) -> None:
+    import csv
+
+    (bench / "responses" / "m1.jsonl").unlink()
+    with open(bench / "responses" / "all.csv", "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "model", "response", "correct"])
+        for r in MIXED:
+            writer.writerow([r["id"], r["model"], r["response"], r.get("correct", "")])
+    csv_rows = _loaded(bench)
+    (bench / "responses" / "all.csv").unlink()
+    write_jsonl(bench / "responses" / "all.jsonl", MIXED)
+    assert csv_rows == _loaded(bench)
+    assert load_benchmark(bench).models == ("M1", "M2", "M3")
+
+
+def test_a_model_split_over_several_files_is_read_whole(bench: Path) -> None:
+    """Files split by some other key (here by level), each holding every model: valid."""
+    (bench / "responses" / "m1.jsonl").unlink()
+    write_jsonl(bench / "responses" / "l4.jsonl", [r for r in MIXED if r["id"].endswith("q4")])
+    write_jsonl(bench / "responses" / "l5.jsonl", [r for r in MIXED if r["id"].endswith("q5")])
+    split = _loaded(bench)
+    (bench / "responses" / "l4.jsonl").unlink()
+    (bench / "responses" / "l5.jsonl").unlink()
+    write_jsonl(bench / "responses" / "all.jsonl", MIXED)
+    assert split == _loaded(bench)
+
+
+def test_duplicate_model_id_epoch_stays_an_error(bench: Path) -> None:
+    (bench / "responses" / "m1.jsonl").unlink()
+    write_jsonl(bench / "responses" / "all.jsonl", [*MIXED, _row(1, 5, "M2", False)])
+    with pytest.raises(DataError) as raised:
         load_benchmark(bench)
+    message = str(raised.value)
+    assert "all.jsonl:7:" in message
+    assert "duplicate id 'physical_stability_0001_q5' for model 'M2' (also at line 2)" in message
+    # across files: the second file's line, and the file that held it first
+    write_jsonl(bench / "responses" / "all.jsonl", MIXED)
+    write_jsonl(bench / "responses" / "more.jsonl", [_row(2, 5, "M1"), _row(1, 4, "M3")])
+    with pytest.raises(DataError) as raised:
+        load_benchmark(bench)
+    message = str(raised.value)
+    assert "more.jsonl:2:" in message and "\n" not in message
+    assert "duplicate sample: model 'M3', id 'physical_stability_0001_q4', epoch 1" in message
+    assert f"(also at {bench / 'responses' / 'all.jsonl'})" in message
+
+
+def test_a_display_name_for_a_file_of_several_models_is_an_error(bench: Path) -> None:
+    """``model = ...`` of a source renames a file's one model; several would merge into one."""
+    from keyaudit.engine.load.responses.records import ResponseSource
+
+    (bench / "responses" / "m1.jsonl").unlink()
+    write_jsonl(bench / "responses" / "all.jsonl", MIXED)
+    source = ResponseSource(bench / "responses" / "all.jsonl", model="Renamed")
+    with pytest.raises(DataError) as raised:
+        load_benchmark(bench, responses=(source,))
+    message = str(raised.value)
+    assert "all.jsonl:2:" in message and "several models" in message
+    write_jsonl(bench / "responses" / "all.jsonl", [r for r in MIXED if r["model"] == "M2"])
+    assert load_benchmark(bench, responses=(source,)).models == ("Renamed",)
 
 
 def test_bad_benchmark_toml(bench: Path, run_cli) -> None:

@@ -5,8 +5,8 @@ Layout (documented in README, "Data layout")::
     benchmark.toml         optional: name, id_pattern, roster, [fields], [keys], [[responses]]
     keys/*.jsonl[.gz]      the full answer-key corpus: {"id": ..., "answer": ..., "question"?: ...}
       (or keys/*.csv, or a published Dataset/<domain>_dataset_<n>/answer_key.csv tree)
-    responses/             keyaudit's own *.jsonl[.gz] (one file per model: {"id", "model",
-                           "response", "correct"?}), inspect_ai logs, lm-eval samples files
+    responses/             keyaudit's own *.jsonl[.gz] (one model or several per file: {"id",
+                           "model", "response", "correct"?}), inspect_ai logs, lm-eval samples
 
 Responses may also come from sources named in ``benchmark.toml`` or on the command line
 (:class:`ResponseSource`); each sample is checked against the key of its id (a log's own target
@@ -15,7 +15,7 @@ by the epochs policy: ``first`` keeps the lowest epoch, ``all`` keeps every one.
 
 Loading validates everything a later stage relies on, so scoring and statistics never meet a
 half-valid record: duplicate ids, ids that do not match the pattern, responses without a key and
-files that mix model names all stop the load with ``file:line: what is wrong``.
+one (model, id, epoch) twice all stop the load with ``file:line: what is wrong``.
 keyaudit only ever opens these files for reading.
 """
 
@@ -641,8 +641,8 @@ def load_responses(
     """Every stored response of the sources (default: :func:`default_sources`), checked.
 
     Each sample's id must match the id pattern and have a key, and a log's own target must equal
-    that key. keyaudit's own files hold one model each (two files for one model is an error);
-    logs may split a model over several files, but one (model, id, epoch) may occur only once.
+    that key. keyaudit's own files may hold one model or several, and a model may be split over
+    several files of any format, but one (model, id, epoch) may occur only once.
     ``epochs`` is the policy for several samples of one id and model: ``first`` keeps the lowest
     epoch, ``all`` keeps them all. A benchmark without sources has no responses.
 
@@ -658,12 +658,9 @@ def load_responses(
         sources = default_sources(root, config)
     names = config.fields
     files: dict[str, Path] = {}
-    own_files: dict[str, Path] = {}
-    # Where each log sample was read, by (model, id, epoch): a second one is a duplicate. A
-    # keyaudit file's ids are checked within the file (one file per model), so its samples need
-    # no entry; a log of a model that also has one checks against that file's (id, epoch) pairs.
+    # Where each log sample was read, by (model, id, epoch): a second one is a duplicate.
     seen: dict[tuple[str, str, int], str] = {}
-    own_slots: dict[str, set[tuple[str, int]]] = {}
+    own = _OwnSamples(len(keys))  # keyaudit's own files: one byte per model and key
     table = TableBuilder(keys)
     infos: list[RunInfo] = []
     excerpter = Excerpter.for_formats(answer_formats) if answer_formats is not None else None
@@ -692,40 +689,36 @@ def load_responses(
             if run.format == "lm-eval":
                 lm_tasks[str(run.path)] = task_of(run.path) or run.path.name
             model = run.model
-            if run.format in ("jsonl", "csv"):
-                if model in own_files or (model in files and files[model] != run.path):
-                    other = own_files.get(model) or files[model]
-                    raise DataError(
-                        located(
-                            run.path, None, None, f"model {model!r} also has a file: {other.name}"
-                        )
-                    )
-                own_files[model] = run.path
             files.setdefault(model, run.path)
-            own = run.format in ("jsonl", "csv")  # one file per model, ids checked in the file
             at = table.model_index(model)
-            if not own and model in own_files and model not in own_slots:
-                own_slots[model] = _slots_of(table, at)
-            in_own = own_slots.get(model, set()) if not own else set()
-            for sample in run.samples:
-                if not own:
+            if run.format in ("jsonl", "csv"):  # ids already unique per model within the file
+                marks = own.file_of(at, str(run.path))
+                mark_here = own.file_mark(at)
+                logged = model in own.logged
+                for sample in run.samples:
+                    key, correct, computed = _checked(sample, config, keys)
+                    item = table.item_index(key.id)
+                    if marks[item] or (logged and (model, sample.id, 1) in seen):
+                        other = seen.get((model, sample.id, 1)) or own.files_of(at, marks[item])
+                        raise _duplicate(sample, model, other)
+                    marks[item] = mark_here
+                    text = budget.kept_text(sample.text, key.id)
+                    table.add_indexed(at, item, 1, correct, computed, text)
+            else:
+                own.logged.add(model)
+                marks = own.marks.get(at)
+                for sample in run.samples:
                     slot = (model, sample.id, sample.epoch)
-                    if slot in seen or (sample.id, sample.epoch) in in_own:
-                        other = seen.get(slot, str(files[model]))
-                        raise DataError(
-                            located(
-                                sample.where,
-                                None,
-                                None,
-                                f"duplicate sample: model {model!r}, id {sample.id!r}, epoch "
-                                f"{sample.epoch} (also at {other})"
-                                + _tasks_hint(run, other, lm_tasks),
-                            )
-                        )
+                    key, correct, computed = _checked(sample, config, keys)
+                    item = table.item_index(key.id)
+                    mark = marks[item] if marks is not None and sample.epoch == 1 else 0
+                    if slot in seen or mark:
+                        other = seen.get(slot) or own.files_of(at, mark)
+                        hint = _tasks_hint(run, other, lm_tasks)
+                        raise _duplicate(sample, model, other, hint)
                     seen[slot] = sample.where
-                key, correct, computed = _checked(sample, config, keys)
-                text = budget.kept_text(sample.text, key.id)
-                table.add_indexed(at, table.item_index(key.id), sample.epoch, correct, computed, text)
+                    text = budget.kept_text(sample.text, key.id)
+                    table.add_indexed(at, item, sample.epoch, correct, computed, text)
             infos.append(
                 RunInfo(_shown(run.path, root), run.format, model, len(run.samples), run.details)
             )
@@ -734,14 +727,50 @@ def load_responses(
     return table.table(), files, tuple(infos)
 
 
-def _slots_of(table: TableBuilder, model: int) -> set[tuple[str, int]]:
-    """The (id, epoch) pairs the table holds for one model."""
-    keys = table.keys
-    return {
-        (keys[item].id, epoch)
-        for m, item, epoch in zip(table.model, table.item, table.epoch, strict=True)
-        if m == model
-    }
+class _OwnSamples:
+    """Which (model, key) slots keyaudit's own files have filled, and from which file.
+
+    Their samples have one epoch, so a slot is one byte per model and key (about 150 KB a model
+    for 155,000 keys), not an entry per sample: holding every sample's (model, id) took about
+    100 bytes a response. The byte is the file's number among that model's own files (1 to 254;
+    255 for any later one), so a duplicate names the earlier file without a second read.
+    """
+
+    def __init__(self, n_keys: int) -> None:
+        self.n_keys = n_keys
+        self.marks: dict[int, bytearray] = {}  # model index: each key's byte
+        self.paths: dict[int, list[str]] = {}  # model index: its own files, in read order
+        self.logged: set[str] = set()  # models with log samples (checked by (model, id, epoch))
+
+    def file_of(self, model: int, path: str) -> bytearray:
+        """The marks of ``model``, with ``path`` recorded as its latest own file."""
+        self.paths.setdefault(model, []).append(path)
+        marks = self.marks.get(model)
+        if marks is None:
+            marks = self.marks[model] = bytearray(self.n_keys)
+        return marks
+
+    def file_mark(self, model: int) -> int:
+        return min(len(self.paths[model]), 255)
+
+    def files_of(self, model: int, mark: int) -> str:
+        """The file(s) a mark stands for, for a message."""
+        paths = self.paths[model]
+        chosen = paths[mark - 1 : mark] if mark < 255 else paths[254:-1]
+        return " or ".join(chosen[:3]) + (" or another" if len(chosen) > 3 else "")
+
+
+def _duplicate(sample, model: str, other: str, hint: str = "") -> DataError:
+    """The error for a second sample of one (model, id, epoch)."""
+    return DataError(
+        located(
+            sample.where,
+            None,
+            None,
+            f"duplicate sample: model {model!r}, id {sample.id!r}, epoch {sample.epoch} (also at "
+            f"{other})" + hint,
+        )
+    )
 
 
 def _lowest_epochs(table: TableBuilder) -> np.ndarray:
@@ -792,7 +821,7 @@ def _tasks_hint(run: LoggedRun, other: str, lm_tasks: dict[str, str]) -> str:
         return ""
     return (
         f": lm-eval tasks {earlier!r} and {task!r} hold the same ids; read one of them with "
-        f"--responses task={earlier}:PATH (task = \"{earlier}\" in [[responses]])"
+        f'--responses task={earlier}:PATH (task = "{earlier}" in [[responses]])'
     )
 
 

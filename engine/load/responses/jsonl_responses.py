@@ -1,10 +1,12 @@
-"""keyaudit's own response files: one model per file, ``responses/*.jsonl[.gz]`` or ``*.csv``.
+"""keyaudit's own response files, ``responses/*.jsonl[.gz]`` or ``*.csv``: one model or several.
 
 Each line (row) is one evaluated item: ``id``, ``model``, ``response`` (the full text with its
 ANSWER line) and optionally ``correct`` (the benchmark's strict verdict; when absent keyaudit
-computes it). Field names follow ``[fields]`` of ``benchmark.toml``. A file whose model name
-changes, or that holds an id twice, is an error naming ``file:line``. In a CSV, ``correct`` is
-``true``/``false`` (or ``1``/``0``); an empty cell means absent.
+computes it). Field names follow ``[fields]`` of ``benchmark.toml``. The ``model`` field says
+whose answer each line is, so a file may hold one model or many, in any order (one file per model
+and one file for all models are both common layouts): the file is read as one run per model, in
+the order each model first appears. A model and id twice in one file is an error naming both
+lines. In a CSV, ``correct`` is ``true``/``false`` (or ``1``/``0``); an empty cell means absent.
 """
 
 from __future__ import annotations
@@ -24,17 +26,17 @@ _CSV_FALSE = {"false", "0", "no"}
 
 def read_jsonl_responses(
     path: Path, source: ResponseSource, names: FieldNames, budget: ResponseBudget | None = None
-) -> LoggedRun:
-    return _run(path, "jsonl", source, names, read_jsonl(path), budget)
+) -> list[LoggedRun]:
+    return _runs(path, "jsonl", source, names, read_jsonl(path), budget)
 
 
 def read_csv_responses(
     path: Path, source: ResponseSource, names: FieldNames, budget: ResponseBudget | None = None
-) -> LoggedRun:
-    return _run(path, "csv", source, names, _csv_rows(path, names), budget)
+) -> list[LoggedRun]:
+    return _runs(path, "csv", source, names, _csv_rows(path, names), budget)
 
 
-def _run(
+def _runs(
     path: Path,
     fmt: str,
     source: ResponseSource,
@@ -42,11 +44,14 @@ def _run(
     rows: Iterator[tuple[int, dict[str, Any]]],
     budget: ResponseBudget | None,
 ) -> LoggedRun:
-    """The file's samples; each kept one is charged to ``budget`` (default: a fresh run's)."""
+    """The file's samples, one run per model in order of first appearance; each kept sample is
+    charged to ``budget`` (default: a fresh run's).
+
+    A source's display name (``model`` of ``[[responses]]``, ``--model-name``) renames the one
+    model of a file; a file holding several models cannot take it (they would merge into one)."""
     keep = (budget if budget is not None else ResponseBudget()).keep
-    model: str | None = None
-    samples: list[LoggedSample] = []
-    seen: set[str] = set()
+    samples_of: dict[str, list[LoggedSample]] = {}
+    lines_of: dict[str, dict[str, int]] = {}  # each model's ids: the line that holds it
     prefix = f"{path}:"
     id_name, model_name, text_name, correct_name = (
         names.id,
@@ -62,25 +67,44 @@ def _run(
             item_id = require_field(record, id_name, path, line, str)  # raises the right error
             name = require_field(record, model_name, path, line, str)
             text = require_field(record, text_name, path, line, str)
-        if model is None:
-            model = name
-        elif name != model:
+        lines = lines_of.get(name)
+        if lines is None:
+            if source.model and lines_of:
+                first = next(iter(lines_of))
+                raise DataError(
+                    located(
+                        path,
+                        line,
+                        None,
+                        f"model {name!r} after {first!r}: this file holds several models, so it "
+                        f"cannot be given one display name ({source.model!r}); drop the source's "
+                        "model name, the file's model field names each",
+                    )
+                )
+            lines = lines_of[name] = {}
+            samples_of[name] = []
+        earlier = lines.setdefault(item_id, line)
+        if earlier != line:
             raise DataError(
                 located(
-                    path, line, None, f"model {name!r} differs from {model!r} earlier in this file"
+                    path,
+                    line,
+                    None,
+                    f"duplicate id {item_id!r} for model {name!r} (also at line {earlier})",
                 )
             )
-        if item_id in seen:
-            raise DataError(
-                located(path, line, None, f"duplicate id {item_id!r} for model {model!r}")
-            )
-        seen.add(item_id)
         correct = record.get(correct_name)
         if (correct is not None or correct_name in record) and type(correct) is not bool:
             correct = require_field(record, correct_name, path, line, bool)
         where = prefix + str(line)
-        samples.append(LoggedSample(item_id, keep(text, where, item_id), correct, 1, None, where))
-    return LoggedRun(path, fmt, source.model or model or "", samples)
+        samples_of[name].append(
+            LoggedSample(item_id, keep(text, where, item_id), correct, 1, None, where)
+        )
+    if not samples_of:
+        return [LoggedRun(path, fmt, source.model or "", [])]
+    return [
+        LoggedRun(path, fmt, source.model or name, samples) for name, samples in samples_of.items()
+    ]
 
 
 def _csv_rows(path: Path, names: FieldNames) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -45,7 +45,8 @@ COMPANION = "lm-eval results"
 def read_source(
     source: ResponseSource, names: FieldNames, budget: ResponseBudget | None = None
 ) -> list[LoggedRun]:
-    """Every run in ``source`` (one per file read), in path order. What they keep is charged to
+    """Every run in ``source`` (one per file read; keyaudit's own files one per model they
+    hold), in path order. What they keep is charged to
     ``budget`` (the run's, shared by all its sources; default: a fresh one)."""
     return list(iter_source(source, names, budget))
 
@@ -53,7 +54,7 @@ def read_source(
 def iter_source(
     source: ResponseSource, names: FieldNames, budget: ResponseBudget | None = None
 ) -> Iterator[LoggedRun]:
-    """:func:`read_source` one run at a time: a file is read when the previous one's run has
+    """:func:`read_source` one run at a time: a file is read when the previous one's runs have
     been taken, so a loader that keeps only what it needs of each run never holds every file's
     samples at once (2.48 M samples as read took about 700 MB). A file's error is raised when
     that file is reached."""
@@ -101,7 +102,7 @@ def iter_source(
             raise DataError(
                 located(path, None, None, f"not an lm-eval samples file{_selection(source)}")
             )
-        yield _reader(fmt)(path, source, names, budget)
+        yield from _reader(fmt)(path, source, names, budget)
         return
     if not path.is_dir():
         raise DataError(located(path, None, None, "no such file or folder of responses"))
@@ -115,9 +116,7 @@ def glob_matches(source: ResponseSource) -> list[Path]:
     found = sorted(Path(p) for p in glob_module.glob(pattern, recursive=True))
     found = [p for p in found if p.is_dir() or p.name.endswith(READ_SUFFIXES)]
     if not found:
-        raise DataError(
-            located(pattern, None, None, "the glob matches no response file or folder")
-        )
+        raise DataError(located(pattern, None, None, "the glob matches no response file or folder"))
     return found
 
 
@@ -156,7 +155,7 @@ def _read_files(
             continue
         fmt = detect(file, budget)
         if _selected(file, fmt, source):
-            yield _reader(fmt)(file, source, names, budget)
+            yield from _reader(fmt)(file, source, names, budget)
 
 
 def _read_folder(
@@ -325,11 +324,15 @@ def _first_line(path: Path) -> dict | None:
     return None
 
 
-def _reader(fmt: str) -> Callable[[Path, ResponseSource, FieldNames, ResponseBudget], LoggedRun]:
+def _reader(
+    fmt: str,
+) -> Callable[[Path, ResponseSource, FieldNames, ResponseBudget], list[LoggedRun]]:
+    """The reader of one format: a file's runs (a log is one model's; keyaudit's own files hold
+    one run per model they name)."""
     if fmt == "inspect":
-        return lambda path, source, _names, budget: read_inspect(path, source, budget)
+        return lambda path, source, _names, budget: [read_inspect(path, source, budget)]
     if fmt == "lm-eval":
-        return lambda path, source, _names, budget: read_lm_eval(path, source, budget)
+        return lambda path, source, _names, budget: [read_lm_eval(path, source, budget)]
     if fmt == "csv":
         return read_csv_responses
     return read_jsonl_responses
