@@ -52,7 +52,7 @@ def main() -> None:
     2: a user error (:class:`KeyauditError`, bad options); 1: a rule failed its examples or keys
     check; 3: an internal error (a bug; ``KEYAUDIT_DEBUG=1`` shows the traceback).
     """
-    from .common import fit_to_output
+    from .common import fit_to_output, report_error
 
     fit_to_output()
     try:
@@ -94,18 +94,6 @@ def main() -> None:
         )
         sys.exit(3)
     sys.exit(code if isinstance(code, int) else 0)
-
-
-def report_error(error: object, *, internal: bool = False) -> None:
-    """Print ``keyaudit: error: <one line>`` on stderr: whitespace collapsed, every unprintable
-    character escaped (a newline in a file name cannot split the line)."""
-    from keyaudit.engine.errors import one_line
-
-    from .common import err_console
-
-    kind = "internal error" if internal else "error"
-    with contextlib.suppress(OSError, ValueError):  # stderr closed: nothing more can be said
-        err_console.print(f"keyaudit: {kind}: {one_line(str(error))}", soft_wrap=True)
 
 
 def _reader_left() -> None:

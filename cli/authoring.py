@@ -15,6 +15,7 @@ from keyaudit.engine.errors import UsageError
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.casefile import read_cases
 from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.reports.claim_text import claim_line
 from keyaudit.engine.reports.formatting import pct
 from keyaudit.engine.rule_language.authoring.agreement import Agreement, measure_agreement
 from keyaudit.engine.rule_language.authoring.keystructure import require_cell
@@ -124,8 +125,6 @@ def test_rule(
         agreement = measure_agreement(Scorer(loaded), read_cases(cases, labelled=True))
         _render_agreement(loaded.name, cases, agreement)
         if card:
-            from .check import record_on_card
-
             record_on_card(loaded, cases, agreement)
         if min_agreement is not None and agreement.rate * 100 < min_agreement:
             console.print(
@@ -156,18 +155,18 @@ def test_rule(
         raise typer.Exit(1)
 
 
-def _claim_line(claim: dict) -> str:
-    subject = claim["subject"] or "-"
-    about = "target" if claim["about_target"] else "context"
-    flags = [claim["polarity"]]
-    if claim["hedged"]:
-        flags.append("hedged")
-    if claim["retracted"]:
-        flags.append("retracted")
-    return (
-        f"{claim['kind']:<10} {claim['words']!r}  {' '.join(flags)}  "
-        f"value={claim['value']!r}  subject={subject} ({about})"
-    )
+def record_on_card(rule, cases: Path, agreement) -> None:
+    """``test-rule --cases FILE --card``: record the agreement just measured on the rule's
+    validation card, keyed by the cases file's name, and say what it replaced."""
+    from keyaudit.engine.reports.card_text import entry_text
+    from keyaudit.engine.stats.validation_card import record_measurement
+
+    path, entry, old = record_measurement(rule, cases.name, agreement.n, agreement.agree)
+    console.print(f"Validation card {path}: {entry_text(entry)}", markup=False, soft_wrap=True)
+    if old is not None:
+        console.print(
+            f"  replaces {entry_text(old)} ({old.source})", markup=False, soft_wrap=True
+        )
 
 
 def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
@@ -180,7 +179,7 @@ def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
         claims = found.all_claims()
         console.print(f"claims ({len(claims)}):")
         for claim in claims:
-            console.print("  " + _claim_line(claim.describe()), soft_wrap=True)
+            console.print("  " + claim_line(claim.describe()), soft_wrap=True)
         for kind, result in found.kinds.items():
             console.print(
                 f"  → {kind}: values {result.values!r}, denied {result.denied!r}"
@@ -257,7 +256,7 @@ def _render_agreement(name: str, source: Path, agreement: Agreement) -> None:
         values = ", ".join(f"{k}={v!r}" for k, v in item.values.items())
         console.print(f"    extracted: {values}", soft_wrap=True)
         for claim in item.claims:
-            console.print("    claim " + _claim_line(claim), soft_wrap=True)
+            console.print("    claim " + claim_line(claim), soft_wrap=True)
 
 
 def _render_cell(cell: CellTest) -> None:

@@ -51,6 +51,7 @@ from .common import (
     jobs_or_default,
     load_for_cli,
     protected_paths,
+    report_error,
     section,
     styled,
 )
@@ -204,8 +205,6 @@ def check(
                 html,
             )
     except KeyauditError as error:
-        from .app import report_error
-
         report_error(error)
         raise SystemExit(error.exit_code) from None
 
@@ -340,9 +339,8 @@ def _check(
 
 def _write_html(target: Path, audit, benchmark, rules, scorers) -> None:
     """The HTML page, with every flip and uncertain verdict explained as test-rule --explain does."""
+    from keyaudit.engine.reports.claim_text import claim_line
     from keyaudit.engine.reports.html_report import audit_items, html_report
-
-    from .authoring import _claim_line
 
     by_cell = {
         f"{cell.domain}\0{cell.level}": scorer
@@ -362,7 +360,7 @@ def _write_html(target: Path, audit, benchmark, rules, scorers) -> None:
         found = None
         if verdict.answer_text:
             found = scorer.explain(key, verdict.answer_text)[1]
-        claims = [] if found is None else [_claim_line(c.describe()) for c in found.all_claims()]
+        claims = [] if found is None else [claim_line(c.describe()) for c in found.all_claims()]
         return key, verdict, claims
 
     target.write_text(html_report(audit, audit_items(audit, texts, explain)), encoding="utf-8")
@@ -389,20 +387,6 @@ def bundled_rules_for(benchmark, given, bundled) -> list:
         if rule.name not in names and covered & cells and not covered & taken:
             found.append(rule)
     return found
-
-
-def record_on_card(rule, cases: Path, agreement) -> None:
-    """``test-rule --cases FILE --card``: record the agreement just measured on the rule's
-    validation card, keyed by the cases file's name, and say what it replaced."""
-    from keyaudit.engine.reports.card_text import entry_text
-    from keyaudit.engine.stats.validation_card import record_measurement
-
-    path, entry, old = record_measurement(rule, cases.name, agreement.n, agreement.agree)
-    console.print(f"Validation card {path}: {entry_text(entry)}", markup=False, soft_wrap=True)
-    if old is not None:
-        console.print(
-            f"  replaces {entry_text(old)} ({old.source})", markup=False, soft_wrap=True
-        )
 
 
 def _write_text(target: str, text: str) -> None:

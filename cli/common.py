@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.text import Text
 
-from keyaudit.engine.errors import KeyauditError, UsageError, printable
+from keyaudit.engine.errors import KeyauditError, UsageError, one_line, printable
 from keyaudit.engine.load.benchmark import input_files, load_benchmark
 from keyaudit.engine.load.filekind import exists_at_all, folder_problem
 from keyaudit.engine.load.locate import (
@@ -76,6 +76,16 @@ def fit_to_output() -> None:
     for out in (console, err_console):
         if not out.is_terminal:
             out.width = PIPE_WIDTH
+
+
+def report_error(error: object, *, internal: bool = False) -> None:
+    """Print ``keyaudit: error: <one line>`` on stderr: whitespace collapsed, every unprintable
+    character escaped (a newline in a file name cannot split the line). Here, not in ``app``:
+    the commands that catch their own errors (``check``, ``review``) report them the same way,
+    and ``app`` imports the commands."""
+    kind = "internal error" if internal else "error"
+    with contextlib.suppress(OSError, ValueError):  # stderr closed: nothing more can be said
+        err_console.print(f"keyaudit: {kind}: {one_line(str(error))}", soft_wrap=True)
 
 
 def section(out: Console, title: str | Text) -> None:

@@ -27,6 +27,7 @@ from .common import (
     jobs_or_default,
     load_for_cli,
     protected_paths,
+    report_error,
 )
 
 
@@ -68,8 +69,6 @@ def review(
                 ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
                 jobs_or_default(jobs), html)
     except KeyauditError as error:
-        from .app import report_error
-
         report_error(error)
         raise SystemExit(error.exit_code) from None
 

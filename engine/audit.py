@@ -34,7 +34,8 @@ from .errors import UsageError
 from .flag import flag_cells
 from .load.adjudications import Adjudication
 from .load.answer_line import find_answer_line
-from .load.benchmark import Benchmark, KeyItem, Response
+from .load.benchmark import Benchmark
+from .load.items import KeyItem, Response
 from .load.locate import display_path
 from .load.response_table import ResponseTable
 from .profiling import mark

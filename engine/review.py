@@ -26,7 +26,8 @@ from pathlib import Path
 from .errors import DataError, located
 from .load.adjudications import Adjudication, Draw
 from .load.answer_line import find_answer_line
-from .load.benchmark import Benchmark, Response
+from .load.benchmark import Benchmark
+from .load.items import Response
 from .rule_language.rules.rule import Rule
 from .rule_language.scoring.batch import score_many
 from .rule_language.scoring.scorer import Scorer, Verdict, jsonable

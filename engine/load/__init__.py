@@ -1,8 +1,9 @@
 """Stage 1, load: the benchmark and its files, read and validated.
 
-Owns the benchmark model (``benchmark``), the JSON Lines and TOML readers, the published-CSV key
-reader (``csv_keys``), the response sources (``responses/``: keyaudit's own files, inspect_ai and
-lm-evaluation-harness logs), the labelled-case reader (``casefile``), the validated-key cache, the
+Owns the benchmark model (``benchmark``; its record types, key and response, in ``items``), the
+JSON Lines and TOML readers, the published-CSV key reader (``csv_keys``), the response sources
+(``responses/``: keyaudit's own files, inspect_ai and lm-evaluation-harness logs), the
+labelled-case reader (``casefile``), the validated-key cache, the
 answer-line finder, the strict scorer (the benchmark's own exact-match verdict) and locating
 bundled files; and the bounds every reader and later stage shares: what a path really is
 (``filekind``), whole JSON documents within a size (``jsondoc``), the memory budget of what a run

@@ -1,7 +1,7 @@
 """The loaded responses as columns: a few bytes per response, not a Python object each.
 
 A full benchmark has millions of stored responses (2.48 M in ``bench/scale.py``, 25 M at ten
-times the models). Kept as one :class:`~.benchmark.Response` object each (with its slot in the
+times the models). Kept as one :class:`~.items.Response` object each (with its slot in the
 load's dictionaries) they took about 700 bytes apiece, so memory grew with responses; an audit
 reads of each only its model, item, epoch, stored verdict and (in ruled cells) its text.
 
@@ -10,7 +10,7 @@ names and the benchmark's keys, the epoch, the stored verdict and whether keyaud
 and a reference to the text, which the load shares between equal texts (a duplicate answer is
 stored once: :meth:`.budget.ResponseBudget.keep`). About 20 bytes a response plus each distinct
 text once. It is still a ``Sequence[Response]``: indexing or iterating builds the
-:class:`~.benchmark.Response` objects on the fly, so code that reads a few responses (or all of
+:class:`~.items.Response` objects on the fly, so code that reads a few responses (or all of
 them, once) is unchanged; the audit reads the columns directly (:attr:`model`, :attr:`item`,
 :attr:`epoch`, :attr:`correct`).
 """
@@ -19,12 +19,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, overload
+from typing import overload
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .benchmark import KeyItem, Response
+from .items import KeyItem, Response
 
 
 class ResponseTable(Sequence["Response"]):
@@ -89,8 +88,6 @@ class ResponseTable(Sequence["Response"]):
         return self._response(index)
 
     def _response(self, i: int) -> Response:
-        from .benchmark import Response
-
         key = self.keys[int(self.item[i])]
         return Response(
             key.id,
@@ -103,8 +100,6 @@ class ResponseTable(Sequence["Response"]):
         )
 
     def __iter__(self) -> Iterator[Response]:
-        from .benchmark import Response
-
         keys, models = self.keys, self.models
         columns = zip(
             self.item.tolist(),

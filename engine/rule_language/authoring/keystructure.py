@@ -25,7 +25,8 @@ from functools import lru_cache
 from typing import Any
 
 from ...errors import UsageError
-from ...load.benchmark import Benchmark, KeyItem
+from ...load.benchmark import Benchmark
+from ...load.items import KeyItem
 from ..rules.rule import Rule
 from ..scoring.scorer import Scorer, jsonable
 

@@ -1,0 +1,23 @@
+"""A claim of the claim layer in one line: what ``test-rule --explain`` prints for each claim it
+read, and what the HTML page shows beside a flipped or uncertain verdict (the same words in both
+places, so an author reads one form)."""
+
+from __future__ import annotations
+
+
+def claim_line(claim: dict) -> str:
+    """``kind  'words'  polarity [hedged] [retracted]  value=...  subject=... (target|context)``,
+    from a claim's ``describe()``."""
+    subject = claim["subject"] or "-"
+    about = "target" if claim["about_target"] else "context"
+    flags = [claim["polarity"]]
+    if claim["hedged"]:
+        flags.append("hedged")
+    if claim["retracted"]:
+        flags.append("retracted")
+    return (
+        f"{claim['kind']:<10} {claim['words']!r}  {' '.join(flags)}  "
+        f"value={claim['value']!r}  subject={subject} ({about})"
+    )
+
+
