@@ -28,6 +28,7 @@ from ..reading.ast import Node, format_tree
 from ..reading.certainty import OFFERING_CLAUSE, grammar_vocabulary, unplaced_material
 from ..reading.claims import TRIGGER_KINDS, ClaimSet, read_claims
 from ..reading.grammar import GrammarParseError
+from ..reading.normalise import normalise
 from ..rules.rule import (
     ANSWER_MISSING,
     ANSWER_UNPARSEABLE,
@@ -195,12 +196,13 @@ def normalise_characters(text: str, fmt: AnswerFormat, limit: int | None = None)
 
 
 def clean_answer(text: str, fmt: AnswerFormat) -> str:
-    """Apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, asides moved
+    """Normalise the text (LaTeX, compatibility forms, answer markers: :mod:`..reading.normalise`),
+    then apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, asides moved
     behind their sentence (:mod:`..reading.asides`), trimming.
 
     The text is cut to :data:`MAX_ANSWER_CHARS` first and again at the end.
     """
-    text = normalise_characters(cut_answer(text), fmt, MAX_ANSWER_CHARS)
+    text = normalise_characters(normalise(cut_answer(text)).text, fmt, MAX_ANSWER_CHARS)
     text = move_asides(" ".join(text.split()))
     text = text.strip(fmt.trim)
     if fmt.lowercase:
