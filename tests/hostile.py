@@ -117,6 +117,30 @@ def assert_one_line_error(err: str, code: int, *fragments: str) -> str:
     return lines[0]
 
 
+# ---- strings from data that try to be something else where they are printed
+
+#: Model names (and other data strings) that forge a report where they are written as they are:
+#: a row of figures no model earned, cells shifted by a pipe, a heading, a list item, a quote,
+#: raw HTML, a code span left open, terminal escapes, and lookalikes (a right-to-left override,
+#: a zero-width space) that print unmarked.
+HOSTILE_TEXTS = [
+    "Model B\n| Model C | 12 | 100.00% | **100.00%** | 0 | 0 | 0 | — |",
+    "x | 50 | 100.00% | **100.00%** |",
+    "<img src=x onerror=alert(1)>",
+    "<script>alert(1)</script>",
+    "# Heading",
+    "- item",
+    "1. first",
+    "> quote",
+    "`tick``",
+    "Ev\u202eli\u200bl",
+    "esc \x1b]0;title\x07\x1b[31m red \x00",
+    "[link](http://evil.example) www.evil.example",
+    "  indented    code",
+    "back\\|slash",
+]
+
+
 # ---- which files a block opens
 
 _recording: list[list[str]] = []

@@ -4,7 +4,7 @@ Markdown alike), and the card's figure quoted where a report's extraction error 
 from __future__ import annotations
 
 from ..stats.validation_card import CardEntry, CardStatus
-from .formatting import pct
+from .formatting import Show, as_is, pct
 
 
 def _sets(n: int) -> str:
@@ -20,25 +20,25 @@ def pooled_text(status: CardStatus) -> str:
     )
 
 
-def entry_text(entry: CardEntry) -> str:
+def entry_text(entry: CardEntry, show: Show = as_is) -> str:
     low, high = entry.interval
     return (
-        f"{entry.set}: {entry.agree}/{entry.cases} = {pct(entry.agreement)}"
-        f" ({pct(low)}–{pct(high)}), {entry.date}, version {entry.version}"
+        f"{show(entry.set)}: {entry.agree}/{entry.cases} = {pct(entry.agreement)}"
+        f" ({pct(low)}–{pct(high)}), {show(str(entry.date))}, version {show(entry.version)}"
     )
 
 
-def card_lines(status: CardStatus) -> list[str]:
+def card_lines(status: CardStatus, show: Show = as_is) -> list[str]:
     """What a report says of a rule's card: its pooled figure before tuning, and plainly whether
     the figure is on the rule's files as they are now."""
     if not status.entries:
-        where = "" if status.exists else f" ({status.path} does not exist)"
+        where = "" if status.exists else f" ({show(str(status.path))} does not exist)"
         return [
-            f"Validation card of {status.rule}: none{where}. The rule's agreement on labelled sets"
+            f"Validation card of {show(status.rule)}: none{where}. The rule's agreement on labelled sets"
             " it was not tuned on is not recorded; `keyaudit test-rule RULE --cases FILE --card`"
             " records it."
         ]
-    head = f"Validation card of {status.rule} ({status.path}): {pooled_text(status)}, each measured before tuning on it."
+    head = f"Validation card of {show(status.rule)} ({show(str(status.path))}): {pooled_text(status)}, each measured before tuning on it."
     n_now, n_old, n_history = len(status.current), len(status.outdated), len(status.from_history)
     parts = []
     if n_now:
@@ -62,10 +62,10 @@ def card_lines(status: CardStatus) -> list[str]:
     return [head, tail]
 
 
-def card_quote(status: CardStatus | None) -> str:
+def card_quote(status: CardStatus | None, show: Show = as_is) -> str:
     """The card's figure as a quote, for a sentence saying the error here is unmeasured."""
     if status is None or not status.entries:
-        return f"{status.rule if status else 'the rule'} has no validation card"
+        return f"{show(status.rule) if status else 'the rule'} has no validation card"
     error_low, error_high = 1 - status.interval[1], 1 - status.interval[0]
     n = len(status.entries)
     if status.state == "current":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from .findings import Audit
-from .formatting import pct, pp
+from .formatting import Show, as_is, pct, pp
 
 __all__ = ["cell_rows", "flip_sentences", "leaderboard_rows", "tau_sentence"]
 
@@ -17,25 +17,25 @@ def _span(interval) -> str:
     return f"{pp(interval.low)} to {pp(interval.high)}"
 
 
-def cell_rows(audit: Audit) -> list[tuple[str, ...]]:
+def cell_rows(audit: Audit, show: Show = as_is) -> list[tuple[str, ...]]:
     """(cell, model, before, after, change, interval) for each model in each ruled cell."""
     design = audit.design
     ruled = {(c.domain, c.level) for c in audit.cells}
     return [
-        (f"{c.domain} L{c.level}", c.model, pct(c.before), pct(c.after), pp(c.change.estimate), _span(c.change))
+        (f"{show(c.domain)} L{c.level}", show(c.model), pct(c.before), pct(c.after), pp(c.change.estimate), _span(c.change))
         for c in design.cells
         if (c.domain, c.level) in ruled
     ]
 
 
-def leaderboard_rows(audit: Audit) -> list[tuple[str, ...]]:
+def leaderboard_rows(audit: Audit, show: Show = as_is) -> list[tuple[str, ...]]:
     """(model, overall before, overall after, change, interval, rank before → after), best after
     first."""
     d = audit.design
     order = sorted(range(len(d.models)), key=lambda j: (d.rank_after[j], d.models[j]))
     return [
         (
-            d.models[j], pct(d.overall_before[j]), pct(d.overall_after[j]),
+            show(d.models[j]), pct(d.overall_before[j]), pct(d.overall_after[j]),
             pp(d.overall_change[j].estimate), _span(d.overall_change[j]),
             f"{d.rank_before[j]} → {d.rank_after[j]}",
         )
@@ -55,13 +55,13 @@ def tau_sentence(audit: Audit) -> str:
     )
 
 
-def flip_sentences(audit: Audit) -> list[str]:
+def flip_sentences(audit: Audit, show: Show = as_is) -> list[str]:
     d = audit.design
     if not d.flips:
         return ["No pair of models changes order between strict scoring and the rules."]
     conf = f"{100 * d.confidence:g}%"
     return [
-        f"{f.ahead} now leads {f.behind} by {pp(f.gap.estimate)} ({conf} interval {_span(f.gap)}): "
+        f"{show(f.ahead)} now leads {show(f.behind)} by {pp(f.gap.estimate)} ({conf} interval {_span(f.gap)}): "
         + ("the new order is significant." if f.significant else "the new order is not significant.")
         for f in d.flips
     ]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from ..stats.extraction_error import RATES
 from .card_text import card_quote
 from .findings import Audit, MisreadingRate, RuleErrorRates
-from .formatting import pct, pp
+from .formatting import Show, as_is, pct, pp
 
 
 def _join(items: Sequence[str]) -> str:
@@ -45,10 +45,10 @@ def rate_text(r: MisreadingRate, audit: Audit) -> str:
     return f"{r.errors} of {r.labelled} = {pct(r.rate)} (Wilson {_conf(audit)} {pct(low)}–{pct(high)})"
 
 
-def _rule_sentence(rule: RuleErrorRates, audit: Audit) -> str:
+def _rule_sentence(rule: RuleErrorRates, audit: Audit, show: Show) -> str:
     fa, fr = rule.rate(RATES[0]), rule.rate(RATES[1])
     text = (
-        f"{rule.rule} on these responses, from the adjudicated random sample of its certain"
+        f"{show(rule.rule)} on these responses, from the adjudicated random sample of its certain"
         f" verdicts: false-accept rate (truly wrong answers it accepts) {rate_text(fa, audit)};"
         f" false-reject rate (truly right answers it rejects) {rate_text(fr, audit)}."
     )
@@ -66,13 +66,13 @@ def _rule_sentence(rule: RuleErrorRates, audit: Audit) -> str:
     return text
 
 
-def extraction_sentences(audit: Audit) -> list[str]:
+def extraction_sentences(audit: Audit, show: Show = as_is) -> list[str]:
     """The rule's error on these responses: measured (rates per rule, how it enters the figures)
     or unmeasured (and each rule's card quoted)."""
     x = audit.extraction
     if x is None:
-        quotes = [card_quote(p.card) for p in audit.rules]
-        rules = [p.name for p in audit.rules]
+        quotes = [card_quote(p.card, show) for p in audit.rules]
+        rules = [show(p.name) for p in audit.rules]
         return [
             "Extraction error: unmeasured on these responses. The intervals above carry sampling"
             " error only, not the rule's misreadings; a random sample of its verdicts labelled"
@@ -81,7 +81,7 @@ def extraction_sentences(audit: Audit) -> list[str]:
             + "; ".join(f"{name}: {quote}" for name, quote in zip(rules, quotes, strict=True))
             + "."
         ]
-    lines = [_rule_sentence(rule, audit) for rule in x.rules]
+    lines = [_rule_sentence(rule, audit, show) for rule in x.rules]
     lines.append(
         f"{x.n_ruled - x.n_unlabelled:,} of {x.n_ruled:,} rule verdicts are labelled (a label is"
         " the truth); the corrected figures re-estimate, per cell, how many of the unlabelled ones"
@@ -93,7 +93,7 @@ def extraction_sentences(audit: Audit) -> list[str]:
     return lines
 
 
-def uncertainty_sentence(audit: Audit) -> str:
+def uncertainty_sentence(audit: Audit, show: Show = as_is) -> str:
     """How many verdicts are uncertain and whether any L5−L4 verdict could change within their
     bounds — never that the figures cannot move, unless every verdict was adjudicated."""
     n = audit.n_uncertain
@@ -125,15 +125,15 @@ def uncertainty_sentence(audit: Audit) -> str:
             + f" No {_levels(audit)} verdict could change if every one of them were wrong or right."
             + tail
         )
-    names = _join([a.model for a in could])
+    names = _join([show(a.model) for a in could])
     return head + f" The {_levels(audit)} verdict could change within those bounds for {names}." + tail
 
 
-def _unmeasured_note(audit: Audit) -> str:
+def _unmeasured_note(audit: Audit, show: Show) -> str:
     """When some rate that would correct unlabelled verdicts is unmeasured: what the sentence
     cannot say."""
     x = audit.extraction
-    missing = [f"{r.rule} ({_join(r.unmeasured)})" for r in x.rules if r.unmeasured] if x else []
+    missing = [f"{show(r.rule)} ({_join(r.unmeasured)})" for r in x.rules if r.unmeasured] if x else []
     if not missing:
         return ""
     return (
@@ -143,7 +143,7 @@ def _unmeasured_note(audit: Audit) -> str:
     )
 
 
-def error_verdict_sentence(audit: Audit) -> str:
+def error_verdict_sentence(audit: Audit, show: Show = as_is) -> str:
     """Whether a significance verdict could change within the measured extraction error."""
     levels = _levels(audit)
     if audit.extraction is None:
@@ -155,22 +155,22 @@ def error_verdict_sentence(audit: Audit) -> str:
     if not could:
         return (
             f"No {levels} verdict changes when the measured extraction error is in its interval."
-            + _unmeasured_note(audit)
+            + _unmeasured_note(audit, show)
         )
     listed = _join(
         [
-            f"{a.model} ({a.diff_after.verdict} without it; {a.correction.diff_verdict}"
+            f"{show(a.model)} ({a.diff_after.verdict} without it; {a.correction.diff_verdict}"
             f" with it, {pp(a.correction.diff.low)} to {pp(a.correction.diff.high)})"
             for a in could
         ]
     )
     return (
         f"The {levels} verdict could change within the measured extraction error for {listed}."
-        + _unmeasured_note(audit)
+        + _unmeasured_note(audit, show)
     )
 
 
-def order_sentence(audit: Audit) -> str:
+def order_sentence(audit: Audit, show: Show = as_is) -> str:
     """The model order by corrected Raw L(hi), and which adjacent models could swap."""
     x = audit.extraction
     hi = audit.settings.hi
@@ -180,26 +180,29 @@ def order_sentence(audit: Audit) -> str:
             " is not known: the error is unmeasured on these responses."
         )
     raw = {a.model: a.correction.raw_after.estimate for a in audit.aggregates if a.correction}
-    order = ", ".join(f"{m} {pct(raw[m])}" for m in x.order if m in raw)
+    order = ", ".join(f"{show(m)} {pct(raw[m])}" for m in x.order if m in raw)
     if not x.could_swap:
         return (
             f"Model order by Raw L{hi} after the rule, corrected: {order}. No adjacent pair could"
-            " swap within the measured extraction error." + _unmeasured_note(audit)
+            " swap within the measured extraction error." + _unmeasured_note(audit, show)
         )
     pairs = _join(
-        [f"{a} and {b} (difference {pp(low)} to {pp(high)})" for a, b, low, high in x.could_swap]
+        [
+            f"{show(a)} and {show(b)} (difference {pp(low)} to {pp(high)})"
+            for a, b, low, high in x.could_swap
+        ]
     )
     return (
         f"Model order by Raw L{hi} after the rule, corrected: {order}. Within the measured"
-        f" extraction error these could swap: {pairs}." + _unmeasured_note(audit)
+        f" extraction error these could swap: {pairs}." + _unmeasured_note(audit, show)
     )
 
 
-def adjudication_sentence(summary) -> str:
+def adjudication_sentence(summary, show: Show = as_is) -> str:
     """What the labels of ``--adjudications`` did, and the rule's error rate where it was sure."""
     n = summary.applied
     text = (
-        f"Adjudications from {summary.source}: {n:,} verdict{'' if n == 1 else 's'} labelled by a"
+        f"Adjudications from {show(str(summary.source))}: {n:,} verdict{'' if n == 1 else 's'} labelled by a"
         f" person, {summary.overturned} overturned the rule ({summary.uncertain_overturned} of the"
         f" {summary.uncertain_labelled} uncertain ones)."
     )
@@ -223,7 +226,7 @@ def _change(span) -> str:
     return f"{pp(span.estimate)} ({pp(span.low)} to {pp(span.high)})"
 
 
-def correction_table(audit: Audit) -> tuple[list[str], list[list[str]]]:
+def correction_table(audit: Audit, show: Show = as_is) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the corrected figures per model (only with adjudications)."""
     lo, hi = audit.settings.levels
     conf = _conf(audit)
@@ -246,19 +249,19 @@ def correction_table(audit: Audit) -> tuple[list[str], list[list[str]]]:
         corrected = "—" if c.diff.estimate != c.diff.estimate else _change(c.diff)
         verdict = c.diff_verdict + (" (changes)" if a.verdict_could_change_by_error else "")
         rows.append(
-            [a.model, pct(a.raw_after), _span(c.raw_after), _change(c.raw_change), plain, corrected, verdict]
+            [show(a.model), pct(a.raw_after), _span(c.raw_after), _change(c.raw_change), plain, corrected, verdict]
         )
     return header, rows
 
 
-def closing_sentences(audit: Audit) -> list[str]:
+def closing_sentences(audit: Audit, show: Show = as_is) -> list[str]:
     """The sentences that close the aggregates, in order, in every report: the uncertain verdicts,
     the adjudications, the extraction error, the verdicts and the order within it."""
-    lines = [uncertainty_sentence(audit)]
+    lines = [uncertainty_sentence(audit, show)]
     if audit.adjudications is not None:
-        lines.append(adjudication_sentence(audit.adjudications))
-    lines += extraction_sentences(audit)
-    lines += [error_verdict_sentence(audit), order_sentence(audit)]
+        lines.append(adjudication_sentence(audit.adjudications, show))
+    lines += extraction_sentences(audit, show)
+    lines += [error_verdict_sentence(audit, show), order_sentence(audit, show)]
     return lines
 
 

@@ -3,6 +3,17 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+
+#: How a report writes a string from data (a model or rule name, a path) inside a sentence or a
+#: table row that several reports share: the terminal and JSON keep it as it is (the console
+#: escapes what it prints), Markdown escapes it (``markdown_text.text``).
+Show = Callable[[str], str]
+
+
+def as_is(value: str) -> str:
+    """The terminal's and JSON's :data:`Show`: the string unchanged."""
+    return value
 
 
 def pct(value: float | None, digits: int = 2) -> str:

@@ -23,7 +23,17 @@ from .extraction_text import (
     uncertainty_sentence,
 )
 from .findings import Audit, CellAudit, Difference, ModelAggregate, RuleProof, format_value
-from .formatting import accuracy_span, bounds_cells, corrected_span, pct, pp, slot_values_text
+from .formatting import (
+    Show,
+    accuracy_span,
+    as_is,
+    bounds_cells,
+    corrected_span,
+    pct,
+    pp,
+    slot_values_text,
+)
+from .markdown_text import code, prose, table_cell
 
 MAX_UNPARSED_LISTED = 50
 
@@ -47,15 +57,8 @@ def count(n: int) -> str:
     return f"{n:,}"
 
 
-def code(text: str) -> str:
-    """Inline code that survives backticks in the text."""
-    if "`" not in text:
-        return f"`{text}`"
-    return f"`` {text} ``"
-
-
 def cell_name(domain: str, level: int) -> str:
-    return f"`{domain}` L{level}"
+    return f"{code(domain)} L{level}"
 
 
 def values_text(values: dict[str, Any]) -> str:
@@ -63,7 +66,11 @@ def values_text(values: dict[str, Any]) -> str:
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> str:
-    """A Markdown table padded to aligned columns; ``align`` has one ``l``/``r`` per column."""
+    """A Markdown table padded to aligned columns; ``align`` has one ``l``/``r`` per column.
+    Cells are Markdown already (data in them through :func:`prose` or :func:`code`); their pipes
+    are escaped here, so no cell can split into two."""
+    header = [table_cell(h) for h in header]
+    rows = [[table_cell(c) for c in r] for r in rows]
     widths = [max(3, len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
 
     def line(cells: Sequence[str]) -> str:
@@ -108,7 +115,7 @@ def _header(audit: Audit) -> list[str]:
     return [
         "# Sentence-valued answer-key scoring audit",
         "",
-        f"Benchmark: **{audit.scope.benchmark}**. Proposed {rules}: "
+        f"Benchmark: **{prose(audit.scope.benchmark)}**. Proposed {rules}: "
         + _join([f"{code(p.name)} ({code(p.path)})" for p in audit.rules])
         + (
             f". Levels L{s.lo} and L{s.hi}"
@@ -187,7 +194,7 @@ def _scope(audit: Audit) -> list[str]:
         missing = len(scope.missing_models)
         text += (
             f" Results for {_number_word(missing)} additional"
-            f" {'model' if missing == 1 else 'models'} ({_join(scope.missing_models)}) cannot be"
+            f" {'model' if missing == 1 else 'models'} ({_join([prose(m) for m in scope.missing_models])}) cannot be"
             " calculated without their missing stored responses; no values are invented for them."
         )
     lines.append(text)
@@ -197,7 +204,7 @@ def _scope(audit: Audit) -> list[str]:
     if scope.computed_models:
         lines += [
             "",
-            f"The stored files of {_join(scope.computed_models)} have no `correct` field: their"
+            f"The stored files of {_join([prose(m) for m in scope.computed_models])} have no `correct` field: their"
             " current strict verdicts were computed by keyaudit with the strict scorer (answer line"
             " equal to the key up to case and whitespace).",
         ]
@@ -242,7 +249,7 @@ def _one_structure(st: CellStructure, single: bool) -> list[str]:
         f" of the rule's key grammar:"
     )
     label = _status_name(st)
-    header = ([label.capitalize()] if label else []) + ["Count", "Template"]
+    header = ([prose(label.capitalize())] if label else []) + ["Count", "Template"]
     rows = []
     for t in st.templates:
         first = [code(next(iter(t.target_counts[label])))] if label else []
@@ -257,7 +264,7 @@ def _one_structure(st: CellStructure, single: bool) -> list[str]:
     for i, t in enumerate(st.templates, start=1):
         for slot in t.slots:
             values = slot_values_text(t.slot_values.get(slot, {}), code, count)
-            slot_lines.append(f"- template {i}, `{{{slot}}}`: {values}")
+            slot_lines.append(f"- template {i}, {code('{' + slot + '}')}: {values}")
     if slot_lines:
         lines += ["", "Slot values (count of keys):", "", *slot_lines]
     unparsed = st.unparsed or ()
@@ -274,7 +281,7 @@ def _one_structure(st: CellStructure, single: bool) -> list[str]:
         )
         lines.append("")
         for u in unparsed[:MAX_UNPARSED_LISTED]:
-            lines.append(f"- `{u.id}`: {code(u.key)}")
+            lines.append(f"- {code(u.id)}: {code(u.key)}")
         if len(unparsed) > MAX_UNPARSED_LISTED:
             lines.append(
                 f"- … and {count(len(unparsed) - MAX_UNPARSED_LISTED)} more (all are in the JSON output)."
@@ -282,7 +289,7 @@ def _one_structure(st: CellStructure, single: bool) -> list[str]:
     lines += ["", f"{_number_word(len(st.examples)).capitalize()} verbatim examples:", ""]
     width = len(str(len(st.examples)))
     for i, e in enumerate(st.examples, start=1):
-        lines.append(f"{str(i) + '.':<{width + 1}} `{e.id}`: {code(e.key)}")
+        lines.append(f"{str(i) + '.':<{width + 1}} {code(e.id)}: {code(e.key)}")
     return lines
 
 
@@ -304,11 +311,11 @@ def _rule_section(audit: Audit) -> list[str]:
             f" only the key's values {_join([code(v) for v in proof.key_values])}."
         )
         if proof.description:
-            lines += ["", " ".join(proof.description.split())]
+            lines += ["", prose(" ".join(proof.description.split()))]
         if proof.question:
-            lines += ["", f"The question it scores: “{proof.question}”"]
+            lines += ["", f"The question it scores: “{prose(proof.question)}”"]
         if proof.card is not None:
-            lines += ["", " ".join(card_lines(proof.card))]
+            lines += ["", " ".join(card_lines(proof.card, show=prose))]
         lines += [
             "",
             "The answer line is extracted, cleaned and parsed; the clauses below are then checked in"
@@ -317,7 +324,7 @@ def _rule_section(audit: Audit) -> list[str]:
         ]
         for i, r in enumerate(proof.requirements, start=1):
             when = f" (only when {code(r.when)})" if r.when else ""
-            explain = f" {r.explain}" if r.explain else ""
+            explain = f" {prose(r.explain)}" if r.explain else ""
             lines.append(f"{i}. {code(r.reason)}{when}: requires {code(r.check)}.{explain}")
         accepts = [
             (e, t)
@@ -338,7 +345,7 @@ def _rule_section(audit: Audit) -> list[str]:
         if rejects:
             lines += ["", "Examples of what it would reject:", ""]
             lines += [
-                f"- {code(_example_answer(e.response))} for target {code(values_text(t))}: {e.expect_reason}."
+                f"- {code(_example_answer(e.response))} for target {code(values_text(t))}: {prose(e.expect_reason)}."
                 for e, t in rejects
             ]
         passed = sum(e.passed for e in proof.examples)
@@ -401,14 +408,14 @@ def _application(audit: Audit, proof: RuleProof) -> list[str]:
         for i, w in enumerate(worked, start=1):
             verdict = "ACCEPT" if w.accept else "REJECT"
             lines.append(
-                f"{str(i) + '.':<{width}} **{w.model} — `{w.id}` — target {code(values_text(w.target))} — {verdict}**"
+                f"{str(i) + '.':<{width}} **{prose(w.model)} — {code(w.id)} — target {code(values_text(w.target))} — {verdict}**"
             )
             pad = " " * (width + 1)
             if w.question:
                 lines.append(f"{pad}- Question: {code(w.question)}")
             answer = w.answer_line if w.answer_line is not None else "(no ANSWER line)"
             lines.append(f"{pad}- {code(answer)}")
-            reason = f"; {w.reason}" if w.reason else ""
+            reason = f"; {prose(w.reason)}" if w.reason else ""
             lines.append(f"{pad}- Extracted: {code(values_text(w.extracted))}{reason}.")
     return lines
 
@@ -452,7 +459,7 @@ def _accuracy(audit: Audit) -> list[str]:
                 ],
                 [
                     [
-                        m.model,
+                        prose(m.model),
                         count(m.n),
                         pct(m.strict),
                         f"**{pct(m.structured)}**",
@@ -487,7 +494,7 @@ def _accuracy(audit: Audit) -> list[str]:
             lines.append("Responses the strict scorer accepted and the rule rejects, to inspect:")
             lines.append("")
             for m in down:
-                lines.append(f"- {m.model}: {', '.join(code(i) for i in m.flips_down)}")
+                lines.append(f"- {prose(m.model)}: {', '.join(code(i) for i in m.flips_down)}")
         else:
             lines.append(
                 "No response the strict scorer accepted is rejected by the rule; every change is"
@@ -553,7 +560,7 @@ def _aggregates(audit: Audit) -> list[str]:
     for a in aggs:
         rows.append(
             [
-                a.model,
+                prose(a.model),
                 pct(a.raw_before),
                 pct(a.raw_after),
                 pct(a.adjusted_before),
@@ -582,7 +589,7 @@ def _aggregates(audit: Audit) -> list[str]:
         "Overall macro after",
     ]
     lines += ["", table(header, rows, "lrrrrrlrrlrr")]
-    lines += ["", verdict_sentence(audit)]
+    lines += ["", verdict_sentence(audit, show=prose)]
     lines += [
         "",
         f"Uncertainty of L{hi}−L{lo}: clusters are images, strata are paired domains. The analytic"
@@ -604,7 +611,7 @@ def _aggregates(audit: Audit) -> list[str]:
         )
         urows.append(
             [
-                a.model,
+                prose(a.model),
                 clusters,
                 pp(a.diff_before.bootstrap_se).lstrip("+"),
                 pp(a.diff_after.bootstrap_se).lstrip("+"),
@@ -640,14 +647,14 @@ def _aggregates(audit: Audit) -> list[str]:
             table(
                 ["Model", "Uncertain", f"Raw L{hi}", f"Adjusted L{hi}", f"L{hi}−L{lo}", "Verdict", "Overall"],
                 [
-                    [a.model, count(a.bounds.n_uncertain), *bounds_cells(a.bounds)]
+                    [prose(a.model), count(a.bounds.n_uncertain), *bounds_cells(a.bounds)]
                     for a in bounded
                 ],
                 "lrrrrlr",
             ),
         ]
     lines += ["", "### Extraction error: the rule's own misreadings", ""]
-    header, rows = correction_table(audit)
+    header, rows = correction_table(audit, show=prose)
     if rows:
         lines += [
             "Each model's figures after the rule corrected for the error measured on the adjudicated"
@@ -656,20 +663,20 @@ def _aggregates(audit: Audit) -> list[str]:
             table(header, rows, "lrrrrrl"),
             "",
         ]
-    for sentence in closing_sentences(audit):
+    for sentence in closing_sentences(audit, show=prose):
         lines += [sentence, ""]
     lines.pop()
     return lines
 
 
-def verdict_sentence(audit: Audit) -> str:
+def verdict_sentence(audit: Audit, show: Show = as_is) -> str:
     """Which L(hi)−L(lo) verdicts change, or that none does (with how the means moved)."""
     lo, hi = audit.settings.levels
     aggs = audit.aggregates
     changes = audit.verdict_changes
     if changes:
         listed = _join(
-            [f"{a.model} ({a.diff_before.verdict} → {a.diff_after.verdict})" for a in changes]
+            [f"{show(a.model)} ({a.diff_before.verdict} → {a.diff_after.verdict})" for a in changes]
         )
         return (
             f"The L{lo}-to-L{hi} significance verdict changes for {_plural(len(changes), 'model')}"
@@ -722,7 +729,7 @@ def _flagged(audit: Audit) -> list[str]:
         mark = " †" if (r.domain, r.level) in ruled else ""
         body.append(
             [
-                f"`{r.domain}`{mark}",
+                f"{code(r.domain)}{mark}",
                 f"L{r.level}",
                 count(r.flagged),
                 count(r.total),
@@ -822,19 +829,23 @@ def _before_after(audit: Audit) -> list[str]:
         f"Paired image-cluster bootstrap, {count(audit.design.resamples)} replicates, one draw per "
         "domain shared by every model.",
         "",
-        table(("Cell", "Model", "Before", "After", "Change", f"{conf} interval"), cell_rows(audit), "llrrrr"),
+        table(
+            ("Cell", "Model", "Before", "After", "Change", f"{conf} interval"),
+            cell_rows(audit, show=prose),
+            "llrrrr",
+        ),
         "",
         "Leaderboard (overall: mean adjusted score over every cell):",
         "",
         table(
             ("Model", "Overall before", "Overall after", "Change", f"{conf} interval", "Rank"),
-            leaderboard_rows(audit),
+            leaderboard_rows(audit, show=prose),
             "lrrrrr",
         ),
         "",
         tau_sentence(audit),
         "",
-        *(f"- {sentence}" for sentence in flip_sentences(audit)),
+        *(f"- {sentence}" for sentence in flip_sentences(audit, show=prose)),
     ]
 
 
