@@ -10,10 +10,8 @@ from typing import Annotated
 
 import typer
 
+from keyaudit.engine.api import load_rule
 from keyaudit.engine.load.casefile import read_cases
-from keyaudit.engine.load.locate import resolve_rule_path
-from keyaudit.engine.rule_language.rules.rule import load_rule
-from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 
 def score(
@@ -29,22 +27,14 @@ def score(
 
     Output fields: id, accept, the rule's output values (physical_stability: status, joint), reason,
     uncertain (why the verdict may be a misreading; empty when certain), and detail when there is
-    one (a rule error's message, why an output is null).
+    one (a rule error's message, why an output is null). The Python API gives the same object
+    without id: keyaudit.load_rule(RULE).score(key, response).record().
     """
-    scorer = Scorer(load_rule(resolve_rule_path(rule)))
+    scoring = load_rule(rule)
     source = sys.stdin if cases == "-" else Path(cases)
     out = sys.stdout
     for case in read_cases(source):
-        verdict = scorer.score(case.key, case.response)
-        record = {
-            "id": _finite(case.id),
-            "accept": verdict.accept,
-            **verdict.values,
-            "reason": verdict.reason,
-            "uncertain": list(verdict.uncertain),
-        }
-        if verdict.detail:
-            record["detail"] = verdict.detail
+        record = {"id": _finite(case.id), **scoring.score(case.key, case.response).record()}
         out.write(_json_line(record) + "\n")
 
 

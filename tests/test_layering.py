@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-ENGINE = Path(__file__).resolve().parent.parent / "engine"
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE = ROOT / "engine"
 #: Lower ranks may be imported by higher ones, never the other way round.
 RANK = {
     "errors": 0,
@@ -25,6 +26,7 @@ RANK = {
     "flag": 5,
     "review": 5,
     "proof_cache": 5,
+    "api": 5,
     "examples": 6,
     "cli": 7,
 }
@@ -148,3 +150,29 @@ def test_the_room_check_catches_an_upward_import() -> None:
     targets = [t for _, t in imports_of(probe, source)]
     assert targets == ["keyaudit.engine.rule_language.scoring.scorer", "keyaudit.engine.rule_language.reading.ast"]
     assert ROOM_RANK[room_of(targets[0])] > ROOM_RANK["reading"]
+
+
+#: What the package root (``api/``, the public names) and the framework integrations
+#: (``integrations/``) may import from keyaudit: the API, errors, and the one statistic the
+#: inspect_ai metric computes; never the command line or the engine's stages directly.
+ABOVE_ENGINE = {
+    ROOT / "api": {"keyaudit.engine.api", "keyaudit.engine.errors"},
+}
+
+
+@pytest.mark.parametrize("folder", sorted(ABOVE_ENGINE), ids=lambda p: p.name)
+def test_the_api_and_the_integrations_import_only_the_api(folder: Path) -> None:
+    allowed = ABOVE_ENGINE[folder]
+    sources = sorted(folder.glob("*.py"))
+    assert sources, folder
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                assert node.level == 0, f"{path}:{node.lineno}: a relative import"
+                names = [node.module or ""]
+            for name in names:
+                if name.split(".")[0] == "keyaudit":
+                    assert name in allowed, f"{path}:{node.lineno}: imports {name}"

@@ -31,6 +31,7 @@ still counts items, not samples, so the design effect compares with independent 
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,3 +85,27 @@ def analytic_difference_se(clusters: ClusterCounts, baselines: Baselines) -> dic
         deff = float(var / var_ind) if var_ind > 0 else math.nan
         out[model] = AnalyticSE(math.sqrt(var) / k, float(math.sqrt(var_ind)) / k, deff)
     return out
+
+
+def clustered_mean_se(values: Sequence[float], clusters: Sequence[Hashable]) -> float:
+    """The cluster-robust standard error of a plain mean of ``values`` (clusters: images).
+
+    Miller (2024), Appendix A, with the finite-cluster factor ``C/(C-1)``: ``sqrt(C/(C-1) *
+    sum_c (sum_{i in c} (x_i - mean))^2) / n``. With every value its own cluster it is the usual
+    standard error ``std(ddof=1) / sqrt(n)``; inspect_ai's ``stderr(cluster=...)`` computes the
+    same. Used by the scorer integrations, whose accuracy is a mean of 1/0 verdicts; 0.0 with
+    fewer than two clusters (nothing to estimate a spread from), NaN with no value."""
+    if len(values) != len(clusters):
+        raise ValueError("one cluster per value")
+    n = len(values)
+    if n == 0:
+        return math.nan
+    mean = math.fsum(values) / n
+    sums: dict[Hashable, float] = {}
+    for value, cluster in zip(values, clusters, strict=True):
+        sums[cluster] = sums.get(cluster, 0.0) + (value - mean)
+    count = len(sums)
+    if count < 2:
+        return 0.0
+    variance = math.fsum(s * s for s in sums.values()) * count / (count - 1)
+    return math.sqrt(variance) / n
