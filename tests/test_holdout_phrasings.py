@@ -102,8 +102,6 @@ KNOWN_LIMITS = {
     "value: labelled value missing, read as wrong value",
     "gt10-041": "'B and C both spin faster, and so does D': the elided claim about D is not read "
     "(the class of gt9-122): labelled accept, read as speed missing",
-    "gr10-008": "'new value 180 — wait, no, 190 km/h': the 'no' after 'wait' is read as a verdict, so "
-    "the correction retracts verdicts, not the cued 180: labelled wrong value, read as accept",
     "gr10-013": "'new value 25 psi — wait, 25% of the full 40 psi range is 10, so 30 psi': a "
     "correction followed by a calculation keeps both values: labelled accept, read as values conflict",
     "gr10-048": "'somewhere between 105 and 110 %': the unit after the second number makes it a "

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 
 def claim_line(claim: dict) -> str:
-    """``kind  'words'  polarity [hedged] [retracted]  value=...  subject=... (target|context)``,
-    from a claim's ``describe()``."""
+    """``kind  'words'  polarity [hedged] [retracted]  value=...  subject=... (target|context)
+    role: ...``, from a claim's ``describe()``; the role says why a claim counts or not."""
     subject = claim["subject"] or "-"
     about = "target" if claim["about_target"] else "context"
     flags = [claim["polarity"]]
@@ -15,9 +15,11 @@ def claim_line(claim: dict) -> str:
         flags.append("hedged")
     if claim["retracted"]:
         flags.append("retracted")
+    role = claim.get("role")  # the discourse role (issue 33); older records have none
     return (
         f"{claim['kind']:<10} {claim['words']!r}  {' '.join(flags)}  "
         f"value={claim['value']!r}  subject={subject} ({about})"
+        + (f"  role: {role}" if role else "")
     )
 
 

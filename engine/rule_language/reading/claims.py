@@ -23,8 +23,9 @@ domain, what they do:
   ("Same speed?", "No (?)"): the answer asks instead of asserting.
 * **Subjects.** A claim is about the last subject mentioned before it in its clause; a claim with
   none is about the answer's target. Claims about another entity are context, not answers.
-* **Corrections.** A ``correction`` retracts the earlier claims of the kind of the next claim
-  ("faster — no, wait: slower" keeps *slower* only).
+* **Corrections.** A ``correction`` retracts the earlier claims of every kind claimed after it
+  ("faster — no, wait: slower" keeps *slower* only; "no; 55 — no wait, no; 35" keeps 35): the
+  last one stands.
 * **Alternatives.** Two claims of one kind joined by ``alt`` are both asserted, so two different
   values are a conflict for the rule to name ("increase/decrease").
 * **Values.** A claim's value comes from the rule (the claim node's ``value`` attribute): a string,
@@ -118,6 +119,9 @@ class Claim:
     about_target: bool = True
     #: Said under a condition ("if ...", "otherwise ...", "unless ..."): counted, but doubtful.
     conditional: bool = False
+    #: Said inside a contrast ("unlike the sphere (χ = 2)"): about what the answer is compared
+    #: with, so context, not the answer.
+    contrasted: bool = False
 
     def field(self, name: str) -> Any:
         if name == "text":
@@ -143,13 +147,29 @@ class Claim:
             "subject": self.subject,
             "about_target": self.about_target,
             "retracted": self.retracted,
+            "role": self.role,
         }
+
+    @property
+    def role(self) -> str:
+        """The claim's discourse role, as ``--explain`` names it: only ``answer`` claims count."""
+        if self.asked:
+            return "question restated"
+        if self.retracted:
+            return "corrected"
+        if self.contrasted:
+            return "contrast"
+        if not self.about_target:
+            return "another object"
+        if self.conditional:
+            return "answer, under a condition"
+        return "answer"
 
 
 _CLAIM_FIELDS = frozenset(
     {
         "kind", "value", "negated", "hedged", "questioned", "asked", "subject", "retracted",
-        "about_target", "conditional", "node",
+        "about_target", "conditional", "contrasted", "node",
     }
 )
 #: Boundaries that end a sentence (and with it a condition); a spaced "|" or "·" separates the
@@ -175,6 +195,14 @@ JOINERS = frozenset({"and", ","})
 DETERMINERS = frozenset(
     {"the", "its", "it's", "their", "both", "either", "neither", "a", "an", "his", "her", "gear's", "s"}
 )
+#: Boundary words that open a contrast: the claims up to its end are about what the answer is
+#: compared with ("unlike the sphere (χ = 2), ...", "compared with before (70 rpm), ..."), context.
+CONTRAST_OPENERS = frozenset(
+    {"unlike", "compared with", "compared to", "in contrast to", "in contrast with", "contrary to",
+     "by contrast with", "in comparison to", "in comparison with"}
+)
+#: Boundaries that end a contrast (a parenthesis or a ":" inside it does not).
+CONTRAST_KEEPING = frozenset({"(", ")", "[", "]", ":", "and", "as", "which means", "meaning"})
 #: Boundary words that open a conditional clause.
 CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
 #: First words of a clause that, ended by "?", restates the question rather than answering it.
@@ -302,7 +330,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     subject: str | None = None
     negating = False  # a neg waits for its claim
     carry = False  # the last claim was negated: an alt extends the negation to the next one
-    correcting = False
+    repair_from: int | None = None  # index in `found` where the last correction started
     hedged_clauses: set[int] = set()
     hedge_waiting = False  # a hedge in a clause without claims hedges the next claim's clause
     conditional = False
@@ -329,6 +357,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     sentence_words = 0
     sentence_asking = False
     sentence_alt = False
+    # Inside a contrast ("unlike X ..."): the parenthesis depth it opened at, until it ends.
+    contrast_depth: int | None = None
+    contrast_subject: str | None = None  # the entity it compares with ("unlike gear B ...")
+    depth = 0
     # "A (the driver) keeps its RPM": the subject before a parenthesis without claims holds after it
     paren_subject: str | None = None
     paren_found = -1
@@ -345,7 +377,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
 
     def add(kind: str, item: Any, value: Any, negated: bool, at: int, about: str | None) -> Claim:
         claim = Claim(kind, item, value, negated, at, about, conditional=conditional)
-        claim.about_target = is_target(about)
+        claim.contrasted = contrast_depth is not None
+        claim.about_target = is_target(about) and not claim.contrasted
         found.append(claim)
         return claim
 
@@ -424,6 +457,16 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                     if not noun.after:
                         noun.joined = True
         if kind == "boundary":
+            if word in ("(", "["):
+                depth += 1
+            elif word in (")", "]"):
+                depth = max(0, depth - 1)
+                if contrast_depth is not None and depth < contrast_depth:
+                    contrast_depth = None  # "(unlike X: 2)": the parenthesis held the contrast
+            if contrast_depth is not None and word not in CONTRAST_KEEPING and not contrast_depth:
+                contrast_depth = None  # inside a parenthesis, the contrast lasts until it closes
+            if word in CONTRAST_OPENERS:
+                contrast_depth, contrast_subject = depth, None
             if look_back is not None:  # the contrast clause ended without a claim of its own
                 hedged_clauses.add(look_back)
                 hedge_waiting, look_back = False, None
@@ -475,6 +518,11 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         elif kind == spec.subject:
             name = item.field("name") if isinstance(item, Node) else item.text()
             subject = None if name is None else str(name)
+            if contrast_depth is not None:
+                if contrast_subject is not None and subject != contrast_subject:
+                    contrast_depth = None  # "unlike gear B (which speeds up) D slows down"
+                else:
+                    contrast_subject = subject
             other_subject = other_subject or not is_target(subject)
         elif kind in spec.nouns:
             noun_kind = spec.nouns[kind]
@@ -496,7 +544,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             negating = negating or carry
             group_alt = segment_alt = True
         elif kind == "correction":
-            correcting = True
+            repair_from = len(found)
         elif kind in spec.kinds:
             value = item.field("value") if isinstance(item, Node) else item.text()
             bare = item.field("bare") if isinstance(item, Node) else None
@@ -521,11 +569,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 about = next((n.subject for n in nouns if n.subject is not None), None)
             made = [add(k, item, v, negating, clause, about) for k, v in said]
             claim = made[0]
-            if correcting:
-                for earlier in found:
-                    if earlier.kind in {c.kind for c in made} and earlier not in made:
+            if repair_from is not None:  # each kind said after a correction replaces its own
+                for earlier in found[:repair_from]:
+                    if earlier.kind in {c.kind for c in made}:
                         earlier.retracted = True
-                correcting = False
             if hedge_waiting:
                 hedged_clauses.add(clause)
                 hedge_waiting = False

@@ -1,0 +1,88 @@
+"""Discourse roles of the claim layer (issue 33, item 2), decided once for every rule: only the
+model's own answer counts; a corrected claim gives way to the last one of its kind, a claim in a
+contrast is about what the answer is compared with, and each claim names its role."""
+
+from __future__ import annotations
+
+import pytest
+
+from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
+
+SCORERS: dict[str, Scorer] = {}
+
+
+def verdict(rule: str, key: str, answer: str):
+    if rule not in SCORERS:
+        SCORERS[rule] = Scorer(load_rule(resolve_rule_path(rule)))
+    return SCORERS[rule].score(key, f"ANSWER: {answer}")
+
+
+def roles(rule: str, key: str, answer: str) -> list[tuple[str, str]]:
+    scorer = SCORERS.get(rule) or Scorer(load_rule(resolve_rule_path(rule)))
+    _, found = scorer.explain(key, answer)
+    return [(c.describe()["words"], c.describe()["role"]) for c in found.all_claims()]
+
+
+# Each was read as a conflict before: the correction retracted only the kind of the claim right
+# after it, so a whole answer restated after "no wait" kept the earlier one's other values.
+CORRECTIONS = [
+    ("gauge_reading", "no; new value 35", "no; new value 55 - no wait, no; new value 35", True),
+    ("gauge_reading", "no; new value 55", "no; new value 55 - no wait, no; new value 35", False),
+    ("laser_mirror", "yes; exits at bottom, position 1",
+     "yes; exits at left, position 5. Actually, yes; exits at bottom, position 1", True),
+    ("laser_mirror", "yes; exits at left, position 5",
+     "yes; exits at left, position 5. Actually, yes; exits at bottom, position 1", False),
+    ("fbd", "downward (270 degrees; 0=right, 90=up)",
+     "90°, no wait — T was the upward force, so removing it gives 270°.", True),
+]
+
+
+@pytest.mark.parametrize(("rule", "key", "answer", "accept"), CORRECTIONS)
+def test_the_last_correction_stands_for_every_kind_it_restates(rule, key, answer, accept) -> None:
+    assert verdict(rule, key, answer).accept is accept
+
+
+CONTRASTS = [
+    ("surface_topology_l4", "0; orientable",
+     "0; orientable (unlike what a quick guess suggests: -4; orientable)", True),
+    ("surface_topology_l4", "-4; orientable",
+     "0; orientable (unlike what a quick guess suggests: -4; orientable)", False),
+    ("gauge_reading_l4", "no danger zone marked",
+     "no danger zone marked (unlike the other gauge: yes; exceeds threshold by 1)", True),
+    ("gear_train", "decrease; direction unchanged",
+     "Unlike gear B, which speeds up, D slows down; direction unchanged", True),
+    ("gear_train", "decrease; direction unchanged", "D slows down, unlike B; direction unchanged", True),
+    ("projectile_motion", "increase", "increase (compared with a flatter shot: stay the same)", True),
+    ("projectile_motion", "stay the same", "increase (compared with a flatter shot: stay the same)", False),
+]
+
+
+@pytest.mark.parametrize(("rule", "key", "answer", "accept"), CONTRASTS)
+def test_a_contrast_is_context_not_the_answer(rule, key, answer, accept) -> None:
+    assert verdict(rule, key, answer).accept is accept
+
+
+def test_a_contrast_ends_where_its_clause_ends() -> None:
+    # outside a parenthesis the contrast stops at the comma: what follows is the answer again
+    assert not verdict("projectile_motion", "increase", "Unlike before, it stays the same").accept
+    # a contrast clause does not swallow the next sentence
+    assert not verdict("gear_train", "decrease; direction unchanged",
+                       "Unlike B it slows down. D speeds up; direction unchanged").accept
+
+
+def test_each_claim_names_its_role() -> None:
+    found = roles("gear_train", "decrease; direction unchanged",
+                  "Unlike gear B, which speeds up, D speeds up - no wait, D slows down; direction unchanged")
+    assert ("slows down", "answer") in found
+    assert ("direction unchanged", "answer") in found
+    assert ("speeds up", "corrected") in found
+    assert ("speeds up", "another object") in found  # B's, moved behind its sentence
+    compared = roles("surface_topology_l4", "0; orientable",
+                     "0; orientable (unlike what a quick guess suggests: -4; orientable)")
+    assert [role for words, role in compared if "-4" in words] == ["contrast"]
+    assert [role for words, role in compared if words == "0"] == ["answer"]
+    asked = roles("gear_train", "decrease; direction unchanged",
+                  "Would D speed up, slow down or stay the same? It slows down; direction unchanged")
+    assert any(role == "question restated" for _, role in asked)
