@@ -52,9 +52,8 @@ def main() -> None:
     2: a user error (:class:`KeyauditError`, bad options); 1: a rule failed its examples or keys
     check; 3: an internal error (a bug; ``KEYAUDIT_DEBUG=1`` shows the traceback).
     """
-    from .common import fit_to_output, report_error
+    from .common import report_error
 
-    fit_to_output()
     try:
         # Without standalone mode click returns a command's exit code instead of exiting.
         code = app(standalone_mode=False)

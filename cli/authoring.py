@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.load.benchmark import load_benchmark
@@ -24,7 +23,15 @@ from keyaudit.engine.rule_language.authoring.scaffold import test_rule as run_ru
 from keyaudit.engine.rule_language.rules.rule import load_rule
 from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
-from .common import BenchOption, bench_dir, check_output, console, protected_paths, styled
+from .common import (
+    BenchOption,
+    FoldingTable,
+    bench_dir,
+    check_output,
+    console,
+    protected_paths,
+    styled,
+)
 
 #: Keys-check failures and unparsed keys shown per cell (the counts are always shown).
 MAX_LISTED = 20
@@ -233,7 +240,7 @@ def _render_agreement(name: str, source: Path, agreement: Agreement) -> None:
             else ""
         )
     )
-    table = Table(title="confusion")
+    table = FoldingTable(title="confusion")
     table.add_column("label")
     table.add_column("rule accepts", justify="right")
     table.add_column("rule rejects", justify="right")
@@ -284,7 +291,7 @@ def _render_cell(cell: CellTest) -> None:
     if not cell.reasons:
         console.print("  no stored responses in this cell")
         return
-    table = Table(title=f"{cell.cell}: verdicts on stored responses")
+    table = FoldingTable(title=f"{cell.cell}: verdicts on stored responses")
     table.add_column("Model")
     reasons = list(cell.reasons)
     for reason in reasons:

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError
@@ -38,6 +37,7 @@ from .common import (
     BenchOption,
     EpochsOption,
     FilterOption,
+    FoldingTable,
     IdFieldOption,
     JobsOption,
     JsonOption,
@@ -460,7 +460,7 @@ def render_rules(out: Console, proofs: tuple[RuleProof, ...], verbose: bool = Tr
             )
             _render_keys_checks(out, proof)
             continue
-        table = Table(title=f"{proof.name}: its own examples", title_justify="left")
+        table = FoldingTable(title=f"{proof.name}: its own examples", title_justify="left")
         table.add_column("#", justify="right", min_width=2)
         table.add_column("line", justify="right", min_width=4)
         table.add_column("expected → got")
@@ -549,13 +549,13 @@ def _render_design(out: Console, audit: Audit) -> None:
         return
     conf = f"{100 * audit.design.confidence:g}%"
     section(out, "Before → after: every ruled cell and the leaderboard")
-    table = Table()
+    table = FoldingTable()
     for column in ("Cell", "Model", "Before", "After", "Change", f"{conf} interval"):
         table.add_column(column, justify="left" if column in ("Cell", "Model") else "right")
     for row in cell_rows(audit):
         table.add_row(*row)
     out.print(table)
-    table = Table(title="Leaderboard (overall: mean adjusted score over every cell)", title_justify="left")
+    table = FoldingTable(title="Leaderboard (overall: mean adjusted score over every cell)", title_justify="left")
     for column in ("Model", "Overall before", "Overall after", "Change", f"{conf} interval", "Rank"):
         table.add_column(column, justify="left" if column == "Model" else "right")
     for row in leaderboard_rows(audit):
@@ -568,7 +568,7 @@ def _render_design(out: Console, audit: Audit) -> None:
 
 def _render_summary(out: Console, audit: Audit) -> None:
     section(out, "Every ruled cell: strict scoring vs its rule")
-    table = Table()
+    table = FoldingTable()
     for column in (
         "Cell", "Rule", "Keys", "Items", "Responses", "Baseline", "Mean accuracy",
         "Wrong→right", "Right→wrong", "Uncertain",
@@ -597,7 +597,7 @@ def _render_summary(out: Console, audit: Audit) -> None:
 def _render_structure(out: Console, audit: Audit) -> None:
     for st in audit.key_structure:
         section(out, f"Key structure: {st.domain} L{st.level}")
-        table = Table(
+        table = FoldingTable(
             title=f"{st.n_keys:,} keys, {st.distinct} distinct complete strings",
             title_justify="left",
         )
@@ -672,7 +672,7 @@ def _render_models(out: Console, audit: Audit) -> None:
             f" (best constant answer: {cell.best_constant!r}).",
             markup=False,
         )
-        table = Table()
+        table = FoldingTable()
         for column in (
             "Model",
             "N",
@@ -717,7 +717,7 @@ def _render_worked(out: Console, audit: Audit) -> None:
     if not audit.worked_examples:
         return
     section(out, "Worked examples: stored responses scored by the rule")
-    table = Table(show_lines=True)
+    table = FoldingTable(show_lines=True)
     table.add_column("Model / item / target", overflow="fold")
     table.add_column("ANSWER line (verbatim)", overflow="fold", ratio=3)
     table.add_column("Extracted", overflow="fold")
@@ -750,7 +750,7 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
     lo, hi = audit.settings.levels
     conf = f"{100 * audit.settings.confidence:g}%"
     section(out, "Effect on aggregates")
-    table = Table()
+    table = FoldingTable()
     for column in (
         "Model",
         "",
@@ -784,7 +784,7 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
                 end_section=when == "after",
             )
     out.print(table)
-    table = Table(title=f"Uncertainty of L{hi}−L{lo} (before → after)", title_justify="left")
+    table = FoldingTable(title=f"Uncertainty of L{hi}−L{lo} (before → after)", title_justify="left")
     for column in ("Model", "Clusters per stratum", "Bootstrap SE", "Analytic SE", "Design effect"):
         table.add_column(column, justify="left" if column == "Model" else "right")
     for a in audit.aggregates:
@@ -806,7 +806,7 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
     out.print(table)
     bounded = [a for a in audit.aggregates if a.bounds is not None]
     if bounded:
-        table = Table(
+        table = FoldingTable(
             title="If every uncertain verdict were wrong … right (after the rule)", title_justify="left"
         )
         for column in ("Model", "Uncertain", f"Raw L{hi}", f"Adjusted L{hi}", f"L{hi}−L{lo}", "Verdict", "Overall"):
@@ -818,7 +818,7 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
     section(out, "Extraction error: the rule's own misreadings")
     header, rows = correction_table(audit)
     if rows:
-        table = Table(title="Corrected for the error measured on the adjudicated sample", title_justify="left")
+        table = FoldingTable(title="Corrected for the error measured on the adjudicated sample", title_justify="left")
         for column in header:
             table.add_column(column, justify="left" if column in ("Model", header[-1]) else "right")
         for row in rows:

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from rich.rule import Rule
+from rich.table import Table
 from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError, one_line, printable
@@ -28,11 +29,11 @@ from keyaudit.engine.load.locate import (
 from keyaudit.engine.load.responses.records import FORMATS, ResponseSource
 from keyaudit.engine.load.responses.sources import glob_matches
 
-#: Width when output is not a terminal: wide enough that no table value is ever cut (rich would
-#: otherwise assume 80 columns and end values in "…").
-PIPE_WIDTH = 10_000
-#: Width of section rules when output is not a terminal (a rule spans the whole width).
-PIPE_RULE_WIDTH = 100
+#: Width when output is not a terminal (a pipe, a file) and ``COLUMNS`` does not say: tables fold
+#: their values to it, whole (never cut with "…"), and a file of the output reads in an editor.
+PIPE_WIDTH = 100
+#: The widest ``COLUMNS`` taken (a larger or malformed value is ignored).
+MAX_WIDTH = 10_000
 
 class LiteralConsole(Console):
     """A console that prints text as written: no markup, no emoji codes, no control characters.
@@ -45,6 +46,23 @@ class LiteralConsole(Console):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(highlight=False, markup=False, emoji=False, **kwargs)
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """The terminal's size; when the output is not a terminal (a pipe, a file, a test), the
+        width ``COLUMNS`` names, else :data:`PIPE_WIDTH` (rich would take the width of whatever
+        terminal stdin or stderr is, or 80). Read on every call, so the environment of the run
+        decides. Tables fold to it (:class:`FoldingTable`); ``soft_wrap`` lines stay whole."""
+        size = super().size
+        if self._width is not None or self.is_terminal:
+            return size
+        columns = self._environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() and 0 < int(columns) <= MAX_WIDTH else PIPE_WIDTH
+        return ConsoleDimensions(width, size.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
     def render_str(self, text: str, **kwargs: Any) -> Text:  # type: ignore[override]
         kwargs["markup"] = False
@@ -70,14 +88,6 @@ console = LiteralConsole()
 err_console = LiteralConsole(stderr=True)
 
 
-def fit_to_output() -> None:
-    """Give a console whose stream is not a terminal (a pipe, a file, a test) an unlimited width,
-    so tables keep every value whole; a terminal keeps its own width."""
-    for out in (console, err_console):
-        if not out.is_terminal:
-            out.width = PIPE_WIDTH
-
-
 def report_error(error: object, *, internal: bool = False) -> None:
     """Print ``keyaudit: error: <one line>`` on stderr: whitespace collapsed, every unprintable
     character escaped (a newline in a file name cannot split the line). Here, not in ``app``:
@@ -89,13 +99,20 @@ def report_error(error: object, *, internal: bool = False) -> None:
 
 
 def section(out: Console, title: str | Text) -> None:
-    """A section rule (a bold title, printed literally): the terminal's width, or a fixed width
-    when output is not a terminal."""
+    """A section rule (a bold title, printed literally), as wide as the output."""
     heading = title if isinstance(title, Text) else Text(printable(title), style="bold")
-    out.print(Rule(heading), width=None if out.is_terminal else PIPE_RULE_WIDTH)
+    out.print(Rule(heading))
 
 
-fit_to_output()
+class FoldingTable(Table):
+    """A rich table whose columns fold a value too long for them onto further lines instead of
+    cutting it with "…" (rich's default): every key, id and answer stays whole at any width, the
+    terminal's or :data:`PIPE_WIDTH`. A column may still ask for another overflow."""
+
+    def add_column(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        kwargs.setdefault("overflow", "fold")
+        super().add_column(*args, **kwargs)
+
 
 BenchOption = Annotated[
     Path | None,

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from keyaudit.engine.errors import UsageError
 from keyaudit.engine.flag import flag_cells
@@ -27,6 +26,7 @@ from .common import (
     BenchOption,
     EpochsOption,
     FilterOption,
+    FoldingTable,
     IdFieldOption,
     JsonOption,
     ModelNameOption,
@@ -117,8 +117,8 @@ def keys(
 
 def _overview_table(
     structures: list[CellStructure], evaluated: dict[tuple[str, int], int] | None = None
-) -> Table:
-    table = Table(title="Answer-key structure per cell")
+) -> FoldingTable:
+    table = FoldingTable(title="Answer-key structure per cell")
     table.add_column("Domain")
     table.add_column("Level", justify="right")
     table.add_column("Keys", justify="right")
@@ -156,7 +156,7 @@ def _render_cell(s: CellStructure) -> None:
         f"{s.distinct:,} distinct strings, {len(s.templates):,} templates ({how})",
         sep="",
     )
-    templates = Table(title="Templates")
+    templates = FoldingTable(title="Templates")
     templates.add_column("#", justify="right")
     templates.add_column("Count", justify="right")
     templates.add_column("Share", justify="right")
@@ -172,7 +172,7 @@ def _render_cell(s: CellStructure) -> None:
     if len(s.templates) > MAX_TEMPLATES:
         console.print(f"… {len(s.templates) - MAX_TEMPLATES:,} more templates (see --json)")
 
-    slots = Table(title="Slot values (value count)")
+    slots = FoldingTable(title="Slot values (value count)")
     slots.add_column("#", justify="right")
     slots.add_column("Slot")
     slots.add_column("Values")
@@ -189,7 +189,7 @@ def _render_cell(s: CellStructure) -> None:
             console.print(f"     question: {example.question}", soft_wrap=True)
 
     if s.distinct <= MAX_DISTINCT:
-        distinct = Table(title="Distinct strings")
+        distinct = FoldingTable(title="Distinct strings")
         distinct.add_column("Count", justify="right")
         distinct.add_column("String")
         for text, n in s.distinct_strings.items():
@@ -201,7 +201,7 @@ def _render_cell(s: CellStructure) -> None:
     if not s.unparsed:
         console.print("Every key matches a template of the rule's key grammar.")
         return
-    unparsed = Table(title=f"{len(s.unparsed):,} keys match no template", style="red")
+    unparsed = FoldingTable(title=f"{len(s.unparsed):,} keys match no template", style="red")
     unparsed.add_column("Id")
     unparsed.add_column("Key")
     unparsed.add_column("Error")
@@ -243,8 +243,8 @@ def flag(
         )
 
 
-def _flag_table(rows: list[FlagRow]) -> Table:
-    table = Table(title="Sentence-valued or multi-clause keys (not a container; ';' or ≥ 6 tokens)")
+def _flag_table(rows: list[FlagRow]) -> FoldingTable:
+    table = FoldingTable(title="Sentence-valued or multi-clause keys (not a container; ';' or ≥ 6 tokens)")
     table.add_column("Domain")
     table.add_column("Level", justify="right")
     table.add_column("Flagged corpus items", justify="right")

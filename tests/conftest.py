@@ -23,6 +23,12 @@ class CliResult:
     out: str
     err: str
 
+    @property
+    def flat(self) -> str:
+        """``out`` with every run of whitespace one space: a sentence reads whole wherever the
+        output's width (100 columns when not a terminal) wrapped it."""
+        return " ".join(self.out.split())
+
 
 @pytest.fixture
 def run_cli(

@@ -347,7 +347,7 @@ def test_every_verdict_adjudicated_is_the_one_case_that_cannot_move(run_cli, tmp
     data = json.loads(out.read_text())
     assert data["extraction_error"]["all_adjudicated"] is True
     assert "cannot move by extraction" in data["statements"]["uncertainty"]
-    assert "cannot move by extraction" in result.out
+    assert "cannot move by extraction" in result.flat
     for a in data["aggregates"]:  # nothing unlabelled: the corrected figures are the figures
         assert a["correction"]["raw_after"]["estimate"] == pytest.approx(a["raw_after"], abs=1e-12)
         assert a["correction"]["raw_after"]["low"] == a["correction"]["raw_after"]["high"]
