@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The package's folders and the dotted names setuptools maps them to.
-PACKAGES = {"engine": "keyaudit.engine", "cli": "keyaudit.cli"}
+PACKAGES = {"api": "keyaudit", "engine": "keyaudit.engine", "cli": "keyaudit.cli"}
 
 
 def module_of(path: Path) -> str:
