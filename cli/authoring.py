@@ -129,6 +129,10 @@ def test_rule(
     if min_agreement is not None and not 0 <= min_agreement <= 100:
         raise UsageError(f"--min-agreement is a percentage from 0 to 100, got {min_agreement}")
     if cases is not None:
+        if card:  # refused before the measurement: a bundled rule, cards/ leading out
+            from keyaudit.engine.stats.validation_card import card_target
+
+            card_target(loaded.path)
         agreement = measure_agreement(Scorer(loaded), read_cases(cases, labelled=True))
         _render_agreement(loaded.name, cases, agreement)
         if card:

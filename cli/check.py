@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError
+from keyaudit.engine.load.output_file import write_output
 from keyaudit.engine.reports.formatting import (
     accuracy_span,
     bounds_cells,
@@ -323,7 +324,7 @@ def _check(
     if markdown is not None:
         from keyaudit.engine.reports.markdown_report import render_markdown
 
-        markdown.write_text(render_markdown(audit), encoding="utf-8")
+        write_output(markdown, render_markdown(audit))
         out.print(f"Markdown report written to {markdown}")
         mark("Markdown report")
     if plot is not None:
@@ -363,7 +364,7 @@ def _write_html(target: Path, audit, benchmark, rules, scorers) -> None:
         claims = [] if found is None else [claim_line(c.describe()) for c in found.all_claims()]
         return key, verdict, claims
 
-    target.write_text(html_report(audit, audit_items(audit, texts, explain)), encoding="utf-8")
+    write_output(target, html_report(audit, audit_items(audit, texts, explain)))
 
 
 def bundled_rules() -> list:
@@ -395,7 +396,7 @@ def _write_text(target: str, text: str) -> None:
 
         sys.stdout.write(text)
     else:
-        Path(target).write_text(text, encoding="utf-8")
+        write_output(target, text)
 
 
 class _progress:

@@ -26,6 +26,7 @@ from keyaudit.engine.load.locate import (
     bundled_rules_dir,
     example_benchmark_dir,
 )
+from keyaudit.engine.load.output_file import write_output
 from keyaudit.engine.load.responses.records import FORMATS, ResponseSource
 from keyaudit.engine.load.responses.sources import glob_matches
 
@@ -224,11 +225,14 @@ def protected_paths(
     """What outputs must never land in or overwrite: every file the run reads — the benchmark
     directory and each key and response file it names (a link out of it, a hard link), the
     ``--responses`` sources (a folder, or a file), the command's other inputs (rule files, their
-    grammars, adjudications) and the bundled rules and grammars."""
+    grammars and validation cards, adjudications) and the bundled rules and grammars."""
     root = bench_dir(bench)
     paths = [root, *inputs, bundled_rules_dir(), bundled_grammars_dir()]
-    for rule in inputs:  # a rule's grammars and their imports lie in its folder
+    for rule in inputs:  # a rule's grammars and their imports lie in its folder, its card below
         if rule.suffix == ".toml":
+            from keyaudit.engine.stats.validation_card import card_path
+
+            paths.append(card_path(rule))
             with contextlib.suppress(OSError):
                 paths += sorted(rule.parent.glob("*.lark"))
     sources = None
@@ -255,7 +259,7 @@ def write_json(target: str, payload: Any) -> None:
     if target == "-":
         sys.stdout.write(text)
     else:
-        Path(target).write_text(text, encoding="utf-8")
+        write_output(target, text)
 
 
 # ---- response sources (check, keys, flag) -------------------------------------------------------

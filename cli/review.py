@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from keyaudit.engine.errors import KeyauditError, UsageError
+from keyaudit.engine.load.output_file import write_output
 
 from .common import (
     BenchOption,
@@ -112,7 +113,7 @@ def _review(
     )
     if out is not None:
         text = review_csv(rows) if suffix == ".csv" else review_jsonl(rows)
-        out.write_text(text, encoding="utf-8", newline="")  # the CSV's CRLF as written
+        write_output(out, text)  # the CSV's CRLF as written
         console.print(
             f"{counts} Written to {out}: fill 'accept' (true/false) and 'note', then: "
             f"keyaudit check ... --adjudications {out}",
@@ -122,7 +123,7 @@ def _review(
     if html is not None:
         from keyaudit.engine.reports.review_page import review_html
 
-        html.write_text(review_html(rows), encoding="utf-8", newline="")
+        write_output(html, review_html(rows))
         console.print(
             f"{counts} Page written to {html}: open it in a browser, label the rows, "
             "'Download adjudications', then: keyaudit check ... --adjudications adjudications.jsonl",

@@ -29,6 +29,11 @@ class ExpressionError(RuleError):
     """A rule expression failed to parse, referred to an unknown name, or failed to evaluate."""
 
 
+class OutputError(KeyauditError):
+    """A file keyaudit writes (a report, a plot, a card) could not be written: no space, a size
+    limit, no permission. The previous file, if any, is kept."""
+
+
 class UsageError(KeyauditError):
     """The command line asked for something impossible (unknown rule name, bad option value)."""
 

@@ -8,7 +8,8 @@ answer-line finder, the strict scorer (the benchmark's own exact-match verdict) 
 bundled files; and the bounds every reader and later stage shares: what a path really is
 (``filekind``), whole JSON documents within a size (``jsondoc``), the memory budget of what a run
 keeps from its response files (``budget``), CPU-time limits for work whose cost depends on user
-patterns (``timelimit``) and keyaudit's private cache folders (``safe_io``).
+patterns (``timelimit``) and keyaudit's private cache folders (``safe_io``); and writing the
+files keyaudit produces, whole or not at all (``output_file``).
 
 May import: ``keyaudit.engine.errors`` and the standard library only, plus ``zstandard`` (imported
 lazily by ``responses.zipmember``, only to read the zstd members of inspect ``.eval`` logs on

@@ -9,10 +9,12 @@ a fixed hash salt, so the same audit gives the same file.
 
 from __future__ import annotations
 
+import io
 import math
 from pathlib import Path
 
 from ..errors import UsageError
+from ..load.output_file import write_output
 from .findings import Audit
 
 FORMATS = (".png", ".svg")
@@ -109,6 +111,9 @@ def _save(fig, ax, path: Path, matplotlib) -> None:
     """Legend, layout and a reproducible file: SVG without a date and with a fixed hash salt."""
     ax.legend(loc="best", frameon=False)
     fig.tight_layout()
-    metadata = {"Date": None} if path.suffix.lower() == ".svg" else {}
+    kind = path.suffix.lower().lstrip(".")
+    metadata = {"Date": None} if kind == "svg" else {}
+    image = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "keyaudit"}):
-        fig.savefig(path, metadata=metadata)
+        fig.savefig(image, format=kind, metadata=metadata)
+    write_output(path, image.getvalue())

@@ -18,7 +18,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import DataError, located
+from ..errors import DataError, UsageError, located, printable
+from ..load.output_file import write_output
 from ..load.tomlfile import load_toml
 from ..rule_language.rules.rule import Rule
 from .rule_version import rule_files, version_of
@@ -112,6 +113,42 @@ class CardStatus:
 def card_path(rule_path: Path) -> Path:
     """Where the card of the rule at ``rule_path`` lives: ``cards/<name>.card.toml`` beside it."""
     return rule_path.parent / CARD_FOLDER / (rule_path.stem + CARD_SUFFIX)
+
+
+def card_target(rule_path: Path) -> Path:
+    """The card ``test-rule --card`` may write for the rule at ``rule_path``, checked before any
+    work (a :class:`UsageError`, one line, otherwise).
+
+    A bundled rule's card is part of the installed package: it is never rewritten (copy the
+    rule's folder and record on the copy). A rule folder is often downloaded: its ``cards/`` may
+    be a link, but only to a folder inside the rule's folder, or the card would be written
+    elsewhere. The card itself is written by :func:`~keyaudit.engine.load.output_file.write_output`,
+    so a link planted at its name, or at any temporary name, is replaced, never written through.
+    """
+    from ..load.locate import bundled_rules_dir
+
+    home = rule_path.parent
+    try:
+        bundled = home.resolve() == bundled_rules_dir().resolve()
+        inside = home.resolve()
+        folder = home / CARD_FOLDER
+        resolved = folder.resolve()
+    except (OSError, RuntimeError) as error:
+        raise UsageError(f"--card: {printable(str(home))}: cannot be resolved: {error}") from None
+    if bundled:
+        raise UsageError(
+            f"--card: {rule_path.stem} is a bundled rule, whose card belongs to the installed"
+            " package and is never rewritten; copy the rule's folder (the .toml, its grammars and"
+            " cards/) and record on the copy"
+        )
+    if resolved != inside / CARD_FOLDER and inside not in resolved.parents:
+        raise UsageError(
+            f"--card: {printable(str(folder))} is a link to {printable(str(resolved))}, outside the"
+            " rule's folder; the card is written only inside it"
+        )
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--card: {printable(str(folder))} is not a folder")
+    return card_path(rule_path)
 
 
 def _field(row: dict, name: str, kind: type, path: Path, where: str):
@@ -246,7 +283,7 @@ def record_measurement(
     too), the others are kept. Returns the card's path, the new entry and the one it replaced."""
     if cases < 1:
         raise DataError(f"{set_name}: no labelled case, nothing to record on the card")
-    path = card_path(rule.path)
+    path = card_target(rule.path)
     entries: tuple[CardEntry, ...] = ()
     if path.exists():
         name, entries = read_card(path)
@@ -265,15 +302,13 @@ def record_measurement(
     old = next((e for e in entries if e.set == set_name), None)
     kept = tuple(e for e in entries if e.set != set_name)
     text = card_text(rule.name, (*kept, entry))
-    temporary = path.with_name(path.name + ".tmp")
     try:
         path.parent.mkdir(exist_ok=True)
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
     except OSError as error:
         raise DataError(
             located(path, None, None, f"cannot write the card: {error.strerror or error}")
         ) from None
+    write_output(path, text)
     return path, entry, old
 
 
@@ -282,6 +317,7 @@ __all__ = [
     "CardStatus",
     "card_path",
     "card_status",
+    "card_target",
     "card_text",
     "read_card",
     "record_measurement",
