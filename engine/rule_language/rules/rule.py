@@ -14,7 +14,7 @@ import difflib
 import re
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from ..reading.certainty import CertaintySpec
 from ..reading.claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from ..reading.components import COMPONENT_FIELDS, ComponentError, expand_components
 from ..reading.grammar import CompiledGrammar, compile_grammar, resolve_grammar
+from ..reading.restated import question_words
 from .conflict_review import TABLE as REVIEWED_CONFLICTS
 from .conflict_review import check_reviewed_conflicts
 
@@ -124,6 +125,9 @@ class AnswerFormat:
     )
     trim: str = " \t\"'.:;,-"
     lowercase: bool = False
+    #: The content words of the rule's question: a sentence of them ending in "?" is the
+    #: question restated, set aside before the grammar reads the line (:mod:`..reading.restated`).
+    question_words: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -605,7 +609,10 @@ def load_rule(path: str | Path) -> Rule:
         cells=_cells(head["cells"], loc),
         key_grammar=key_grammar,
         answer_grammar=answer_grammar,
-        answer_format=_answer_format(data.get("answer", {}), loc),
+        answer_format=replace(
+            _answer_format(data.get("answer", {}), loc),
+            question_words=question_words(head.get("question", "")),
+        ),
         key_values=key_values,
         attributes=attributes,
         lets=tuple(lets),

@@ -29,6 +29,7 @@ from ..reading.certainty import OFFERING_CLAUSE, grammar_vocabulary, unplaced_ma
 from ..reading.claims import TRIGGER_KINDS, ClaimSet, read_claims
 from ..reading.grammar import GrammarParseError
 from ..reading.normalise import normalise
+from ..reading.restated import drop_restated_question
 from ..rules.rule import (
     ANSWER_MISSING,
     ANSWER_UNPARSEABLE,
@@ -197,12 +198,14 @@ def normalise_characters(text: str, fmt: AnswerFormat, limit: int | None = None)
 
 def clean_answer(text: str, fmt: AnswerFormat) -> str:
     """Normalise the text (LaTeX, compatibility forms, answer markers: :mod:`..reading.normalise`),
-    then apply the rule's ``[answer]`` cleaning: replacements, deletions, whitespace, asides moved
+    then apply the rule's ``[answer]`` cleaning: replacements, deletions, the question restated set
+    aside (:mod:`..reading.restated`), whitespace, asides moved
     behind their sentence (:mod:`..reading.asides`), trimming.
 
     The text is cut to :data:`MAX_ANSWER_CHARS` first and again at the end.
     """
     text = normalise_characters(normalise(cut_answer(text)).text, fmt, MAX_ANSWER_CHARS)
+    text = drop_restated_question(text, fmt.question_words)
     text = move_asides(" ".join(text.split()))
     text = text.strip(fmt.trim)
     if fmt.lowercase:

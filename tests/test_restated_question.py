@@ -1,0 +1,55 @@
+"""The question restated anywhere on the answer line is set aside before any grammar reads it
+(issue 33, item 2): the restatement's words are the question's, never the model's claims."""
+
+from __future__ import annotations
+
+import pytest
+
+from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.reading.restated import drop_restated_question, question_words
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
+
+PS_QUESTION = "After removing the top block, is the stack stable? If not, at which joint does it fail?"
+WORDS = question_words(PS_QUESTION)
+
+
+def test_question_words_leave_out_placeholders_and_stop_words() -> None:
+    assert question_words("If force {LABEL} were removed, would it slip?") == frozenset(
+        {"force", "removed", "slip"}
+    )
+    assert {"removing", "top", "block", "stack", "stable", "joint", "fail"} <= WORDS
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("After removing the top block, is the stack stable? unstable, B slides off A",
+         " unstable, B slides off A"),
+        ("Unstable at B/A; is the stack stable after removing the top block? No.", "Unstable at B/A;  No."),
+        # the model asking is not a restatement: too few of the question's words, or its own
+        ("Stable?", "Stable?"),
+        ("Unstable at the B/A joint?", "Unstable at the B/A joint?"),
+        ("Unstable, B's centre of mass is past A's edge?", "Unstable, B's centre of mass is past A's edge?"),
+        ("no question here", "no question here"),
+    ],
+)
+def test_restated_sentences_are_dropped_and_nothing_else(text: str, kept: str) -> None:
+    assert drop_restated_question(text, WORDS) == kept
+
+
+@pytest.mark.parametrize(
+    ("rule", "key", "answer", "accept"),
+    [
+        ("physical_stability",
+         "unstable; after removing block C, the cumulative center of mass at the joint between block B and block A lies outside its supporting base",
+         "After removing the top block, is the stack stable? Unstable: B slides off A.", True),
+        ("gauge_reading", "no; new value 95",
+         "Would it exceed the maximum value on the scale? No. New value: 95.", True),
+        ("gauge_reading", "yes; new value 95",
+         "Would it exceed the maximum value on the scale? No. New value: 95.", False),
+    ],
+)
+def test_rules_read_the_answer_after_the_restated_question(rule, key, answer, accept) -> None:
+    verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
+    assert verdict.accept is accept, verdict.reason
