@@ -201,6 +201,7 @@ def test_importing_keyaudit_imports_no_framework() -> None:
         "import sys, keyaudit\n"
         "rule = keyaudit.load_rule('physical_stability')\n"
         "rule.score('stable; x', 'ANSWER: stable'); rule.card()\n"
+        "import keyaudit.integrations.lm_eval\n"
         "print(sorted(m for m in ('inspect_ai', 'lm_eval', 'datasets', 'numba') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PLACEHOLDER = re.compile(
-    r"(?<![\w-])(D|L|X|N|P|RULE|RULE\.\.\.|FILE|DIR|TEXT|KEY|ADDRESS|my-benchmark|my-rule\.toml|my_domain|"
+    r"(?<![\w-])(D|L|X|N|P|LOG|RULE|RULE\.\.\.|FILE|DIR|TEXT|KEY|ADDRESS|my-benchmark|my-rule\.toml|my_domain|"
     r"myrules/my_domain\.toml|queue\.jsonl|page\.html|blind\.jsonl|\.\.\.)(?![\w-])|[<>|]"
 )
 
