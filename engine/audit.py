@@ -692,8 +692,8 @@ def _error_samples(
 METHOD = (
     "Rogan-Gladen per cell and level: the unlabelled certain (and uncertain) verdicts' truly-right"
     " count is (accepted - fa * n) / (1 - fa - fr), kept within [0, n], with the rule's false-accept"
-    " rate fa and false-reject rate fr measured on the adjudicated random sample (posterior means"
-    " (e+1/2)/(m+1)); labelled verdicts count as labelled. Intervals: the image-cluster bootstrap"
+    " rate fa and false-reject rate fr as measured on the adjudicated random sample (e/m: with no"
+    " misreading observed the figure is the uncorrected one); labelled verdicts count as labelled. Intervals: the image-cluster bootstrap"
     " redrawing every rate from its Jeffreys posterior Beta(e+1/2, m-e+1/2) in each replicate"
     " (L5-L4); the rate draws alone for accuracies and their before->after change"
 )

@@ -65,3 +65,16 @@ def requires_rule(name: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(
         name not in bundled_rule_names(), reason=f"bundled rule {name} absent"
     )
+
+
+@pytest.fixture(scope="session")
+def one_level(tmp_path_factory: pytest.TempPathFactory):
+    """The made-up one-level benchmark of ``tests/one_level.py`` (600 keys, three models in one
+    JSONL file), written once per session, and the hand-written rule for it."""
+    from pathlib import Path
+
+    from one_level import write_one_level_benchmark
+
+    root = write_one_level_benchmark(tmp_path_factory.mktemp("one-level") / "bench")
+    rule = Path(__file__).parent / "data" / "one_level" / "circuit_bulbs.toml"
+    return root, rule

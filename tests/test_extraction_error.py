@@ -210,7 +210,7 @@ def report(labelled: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 def _by_hand(labelled: Path) -> dict[str, float]:
     """Each model's corrected physical_stability L5 accuracy, from the files and the labels only:
-    misreading rates from the labelled rows, posterior means (e + 1/2)/(n + 1), Rogan–Gladen on
+    misreading rates from the labelled rows as observed, e/n, Rogan–Gladen on
     the unlabelled certain and uncertain verdicts, the labels as the truth."""
     scorer = Scorer(load_rule(resolve_rule_path(PS)))
     keys = {k["id"]: k["answer"] for k in _read(EXAMPLE / "keys" / f"{PS}.jsonl.gz")}
@@ -234,7 +234,7 @@ def _by_hand(labelled: Path) -> dict[str, float]:
         truth = row["accept"]
         n[(uncertain, truth)] += 1
         e[(uncertain, truth)] += accept != truth
-    rate = {key: (e[key] + 0.5) / (n[key] + 1) if n[key] else 0.0 for key in n}
+    rate = {key: e[key] / n[key] if n[key] else 0.0 for key in n}
     per_model: dict[str, list] = {}
     for model, ident, accept, uncertain in responses:
         cell = per_model.setdefault(model, [0, 0, 0, 0, 0, 0])  # total, known, A, R, Au, Ru

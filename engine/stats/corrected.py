@@ -14,8 +14,11 @@ answers it accepts) and false-reject rate fr (right answers it rejects) from
 are the rule's, the same for every model and cell; the share of *accepts* that are wrong is not
 (it grows as accuracy falls), so weighting each verdict by it would bias every comparison between
 cells or models of unequal accuracy — on simulation it pulled the L5−L4 interval off the truth.
-The point figures use the rates' posterior means (e + ½)/(n + 1), the centre of the Jeffreys
-draws the intervals use.
+The point figures use the rates as observed, e/n (e misread of n labelled): the plain
+Rogan–Gladen estimate, so where the adjudications found no misreading the corrected figure *is*
+the uncorrected one and only its interval, from the Jeffreys draws, widens. (The rates' posterior
+means (e + ½)/(n + 1) were used before: with 0 misread in 50 they still corrected by about 1%
+of each rate, so 67.50% became 68.88% on the prior Beta(½, ½) alone.)
 
 Intervals:
 
@@ -43,13 +46,15 @@ from . import _bootstrap_reference as reference
 from . import _extraction_reference
 from .aggregate import Baselines, OutcomeColumns, cell_baseline, cell_table, cluster_counts
 from .bootstrap import ENGINES, name_key
-from .extraction_error import RuleErrorSample, rate_draws
+from .extraction_error import RuleErrorSample, point_rates, rate_draws
 from .metrics import adjusted_score, verdict
 
 #: The five sides of the after outcomes the correction reads: known right units, then the
 #: unlabelled certain accepts, certain rejects, uncertain accepts, uncertain rejects.
 SIDES = ("known", "certain accept", "certain reject", "uncertain accept", "uncertain reject")
 _TWO53 = 1.0 / 9007199254740992.0
+#: Below this an estimate and a draw differ by summation order only (accuracies are in [0, 1]).
+_ROUNDING = 1e-12
 _TAU = 2.0 * math.pi
 Progress = Callable[[int, int], None]
 
@@ -84,18 +89,6 @@ class Interval:
     estimate: float
     low: float
     high: float
-
-
-def posterior_rates(samples: Sequence[RuleErrorSample]) -> np.ndarray:
-    """The rates the point figures use: (e + ½)/(n + 1) per measured rate, 0 when unmeasured;
-    ``[n_rules + 1, 4]`` (the last row, no rule, 0)."""
-    out = np.zeros((len(samples) + 1, 4), dtype=np.float64)
-    for g, sample in enumerate(samples):
-        for k in range(4):
-            n = sample.labelled[k]
-            if n:
-                out[g, k] = (sample.errors[k] + 0.5) / (n + 1)
-    return out
 
 
 def corrected_right(parts: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -137,9 +130,9 @@ def _parts(inputs: CorrectionInputs, levels: tuple[int, int]):
 
 
 def corrected_point_differences(inputs: CorrectionInputs, levels: tuple[int, int]) -> dict[str, float]:
-    """Each model's corrected L(hi)−L(lo) at the posterior-mean rates (NaN: no paired domain)."""
+    """Each model's corrected L(hi)−L(lo) at the observed rates e/n (NaN: no paired domain)."""
     layout, parts, rule_lo, rule_hi, base_lo, base_hi = _parts(inputs, levels)
-    q = posterior_rates(inputs.samples)
+    q = point_rates(inputs.samples)
     out = {}
     for m, model in enumerate(layout.models):
         terms = []
@@ -221,9 +214,18 @@ class CorrectedAccuracies:
 
 
 def _interval(point: float, draws: np.ndarray, confidence: float) -> Interval:
+    """The percentile interval of the draws, reaching the estimate where every draw lies on one
+    side of it: with no misreading observed the estimate is the uncorrected figure, while each
+    Jeffreys draw of a rate is above 0, so where only one rate applies every draw moves the
+    figure the same way."""
     alpha = 1.0 - confidence
     low, high = (float(v) for v in np.quantile(draws, [alpha / 2, 1 - alpha / 2]))
-    return Interval(float(point), low, high)
+    point = float(point)
+    if point < low - _ROUNDING:  # (a mean of the same counts summed another way is no gap)
+        low = point
+    elif point > high + _ROUNDING:
+        high = point
+    return Interval(point, low, high)
 
 
 def normal_draws_python(keys: Sequence[int], seed: int, resamples: int) -> np.ndarray:
@@ -285,7 +287,7 @@ def corrected_accuracies(
     model, domain, level, certain/uncertain): any order, any thread count, the same draws."""
     tables = [cell_table(side) for side in inputs.sides]
     totals = {key: count.n for key, count in tables[0].cells.items()}
-    q_point = posterior_rates(inputs.samples)
+    q_point = point_rates(inputs.samples)
     none = len(inputs.samples)
     ruled = [key for key in sorted(totals) if (key[1], key[2]) in inputs.rule_of_cell]
     keys = [
@@ -349,6 +351,6 @@ __all__ = [
     "corrected_point_differences",
     "corrected_right",
     "difference_interval",
-    "posterior_rates",
+    "point_rates",
     "rate_draws",
 ]
