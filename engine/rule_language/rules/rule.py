@@ -21,11 +21,12 @@ from typing import Any
 from ...errors import RuleError, located
 from ...load.tomlfile import load_toml
 from ..expressions.expression import Expression, Origin, compile_expression
-from ..reading.certainty import CertaintySpec
+from ..reading.certainty import CertaintySpec, grammar_vocabulary
 from ..reading.claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from ..reading.components import COMPONENT_FIELDS, ComponentError, expand_components
-from ..reading.grammar import CompiledGrammar, compile_grammar, resolve_grammar
+from ..reading.grammar import CompiledGrammar, bundled_grammar_dir, compile_grammar, resolve_grammar
 from ..reading.restated import question_words
+from ..reading.tolerant import TolerantWords
 from .conflict_review import TABLE as REVIEWED_CONFLICTS
 from .conflict_review import check_reviewed_conflicts
 
@@ -56,6 +57,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
         "replace": list,
         "trim": str,
         "lowercase": bool,
+        "exact_words": bool,
     },
     "key": None,
     "output": None,
@@ -128,6 +130,10 @@ class AnswerFormat:
     #: The content words of the rule's question: a sentence of them ending in "?" is the
     #: question restated, set aside before the grammar reads the line (:mod:`..reading.restated`).
     question_words: frozenset[str] = frozenset()
+    #: ``exact_words = true``: no word is read through a typo (the seed's "exactly stable").
+    exact_words: bool = False
+    #: The words a typo is read as (:mod:`..reading.tolerant`); None with ``exact_words``.
+    tolerant: TolerantWords | None = None
 
 
 @dataclass(frozen=True)
@@ -440,7 +446,19 @@ def _answer_format(raw: dict[str, Any], loc: _Locator) -> AnswerFormat:
         replace=replace,
         trim=raw.get("trim", defaults.trim),
         lowercase=raw.get("lowercase", defaults.lowercase),
+        exact_words=raw.get("exact_words", defaults.exact_words),
     )
+
+
+def _tolerant_words(grammar: CompiledGrammar, certainty: CertaintySpec) -> TolerantWords:
+    """The words a typo may be read as: those of the answer grammar and of the shared trigger
+    and value grammars every answer grammar builds on (:mod:`..reading.tolerant`)."""
+    shared = [bundled_grammar_dir() / name for name in ("claims.lark", "common.lark")]
+    words: set[str] = set()
+    for path in (grammar.path, *shared):
+        if path is not None and path.is_file():
+            words |= grammar_vocabulary(path, certainty)
+    return TolerantWords(frozenset(words))
 
 
 def load_rule(path: str | Path) -> Rule:
@@ -601,6 +619,7 @@ def load_rule(path: str | Path) -> Rule:
     )
     examples = tuple(_examples(data.get("example", []), loc, set(outputs)))
     _check_field_names(data, loc, answer_grammar, key_grammar, claims)
+    answer_format = _answer_format(data.get("answer", {}), loc)
     return Rule(
         path=path,
         name=head["name"],
@@ -610,8 +629,9 @@ def load_rule(path: str | Path) -> Rule:
         key_grammar=key_grammar,
         answer_grammar=answer_grammar,
         answer_format=replace(
-            _answer_format(data.get("answer", {}), loc),
+            answer_format,
             question_words=question_words(head.get("question", "")),
+            tolerant=None if answer_format.exact_words else _tolerant_words(answer_grammar, certainty),
         ),
         key_values=key_values,
         attributes=attributes,

@@ -206,6 +206,8 @@ def clean_answer(text: str, fmt: AnswerFormat) -> str:
     """
     text = normalise_characters(normalise(cut_answer(text)).text, fmt, MAX_ANSWER_CHARS)
     text = drop_restated_question(text, fmt.question_words)
+    if fmt.tolerant is not None:
+        text = fmt.tolerant.correct(text)
     text = move_asides(" ".join(text.split()))
     text = text.strip(fmt.trim)
     if fmt.lowercase:
@@ -363,6 +365,11 @@ class Scorer:
         # leftover material are read in full for such a rejection, and for an acceptance only
         # where the leftover offers an alternative or a condition (see _tree_doubts).
         doubtful = verdict.reason.endswith(("missing", "conflict", "ambiguous"))
+        tolerant = self.rule.answer_format.tolerant
+        if tolerant is not None and verdict.answer_text is not None:
+            untolerant = replace(self.rule.answer_format, tolerant=None)
+            for typed, read in tolerant.typos(clean_answer(verdict.answer_text, untolerant)):
+                reasons.append(f"read {typed!r} as {read!r} (one letter off)")
         if text and parsed_key.node is not None:
             memo_key = (key, text)
             doubts = self._doubts.get(memo_key)

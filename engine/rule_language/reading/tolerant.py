@@ -1,0 +1,84 @@
+"""Tolerant words: a value word misspelt by one edit is read as that word, and the verdict says so.
+
+Models and the people who write their answers type "stabel", "orienatble", "posiiton",
+"incraese". A grammar's phrase lexicons match words exactly, so each typo became "missing". Here,
+once for every rule, a word of five letters or more that the rule's grammars do not know, and
+that is one edit away from exactly one word they do know (five letters or more too), is read as
+that word. Every such reading is named among the verdict's uncertain reasons ("read 'stabel' as
+'stable'"), so a person can check it; a rule whose semantics ask for exact words says
+``[answer] exact_words = true`` and reads none (the seed's status is exactly stable or unstable).
+
+Which edits: two neighbouring letters swapped (the commonest typo), anywhere after the first
+letter; or one letter extra or missing inside the word, never its first letter and never its last
+two. The last two are where English inflects ("slowed" / "slower", "increases" / "increased"): a
+word that differs there is another word, not a typo. One letter *for* another is not read: it
+makes another word too often ("changes" / "chances", "charge" / "change"), and the grammars'
+regular expressions know words their word lists do not show.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["TolerantWords", "one_edit"]
+
+#: Only words this long (the misspelt one and the one it is read as) are read tolerantly.
+MIN_LETTERS = 5
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def one_edit(typed: str, known: str) -> bool:
+    """Whether ``typed`` is ``known`` with one typo of the kinds the module names (lower case)."""
+    if typed == known or typed[0] != known[0]:
+        return False
+    n, m = len(typed), len(known)
+    if n == m:
+        diffs = [i for i in range(n) if typed[i] != known[i]]
+        if len(diffs) == 2 and diffs[1] == diffs[0] + 1:
+            i = diffs[0]
+            return typed[i] == known[i + 1] and typed[i + 1] == known[i]
+        return False  # one letter for another makes other words too often ("changes", "chances")
+    if n == m + 1:  # one letter extra in typed
+        return any(typed[:i] + typed[i + 1 :] == known for i in range(1, m - 1))
+    if n == m - 1:  # one letter missing from typed
+        return any(known[:i] + known[i + 1 :] == typed for i in range(1, m - 2))
+    return False
+
+
+@dataclass(frozen=True)
+class TolerantWords:
+    """The words a rule's grammars know, and the long ones a typo may be read as."""
+
+    known: frozenset[str]
+    targets: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "targets", frozenset(w for w in self.known if len(w) >= MIN_LETTERS and w.isalpha())
+        )
+
+    def _reading(self, word: str) -> str | None:
+        lower = word.lower()
+        if len(lower) < MIN_LETTERS or lower in self.known:
+            return None
+        found = [t for t in self.targets if abs(len(t) - len(lower)) <= 1 and one_edit(lower, t)]
+        if len(found) != 1:
+            return None
+        target = found[0]
+        return target.capitalize() if word[0].isupper() else target
+
+    def typos(self, text: str) -> list[tuple[str, str]]:
+        """The (word as written, word read) pairs :meth:`correct` would apply, in order."""
+        pairs = []
+        for match in _WORD.finditer(text):
+            reading = self._reading(match.group())
+            if reading is not None:
+                pairs.append((match.group(), reading))
+        return pairs
+
+    def correct(self, text: str) -> str:
+        """``text`` with every typo read as the word it misspells."""
+        if not self.targets:
+            return text
+        return _WORD.sub(lambda m: self._reading(m.group()) or m.group(), text)

@@ -1,0 +1,68 @@
+"""Tolerant words (issue 33, item 3): a long value word misspelt by one swap, or one letter extra
+or missing inside it, is read as that word and marked uncertain; a rule may ask for exact words."""
+
+from __future__ import annotations
+
+import pytest
+
+from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.reading.tolerant import TolerantWords, one_edit
+from keyaudit.engine.rule_language.rules.rule import RuleError, load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
+
+
+@pytest.mark.parametrize(
+    ("typed", "known", "expected"),
+    [
+        ("stabel", "stable", True),  # swap at the end
+        ("posiiton", "position", True),
+        ("incraese", "increase", True),
+        ("decrase", "decrease", True),  # a letter missing inside
+        ("increasse", "increase", True),  # a letter extra inside
+        ("tsable", "stable", False),  # the first letter is never the typo
+        ("slowed", "slower", False),  # inflections differ in the last two letters
+        ("increases", "increase", False),
+        ("chances", "changes", False),  # one letter for another: another word
+        ("stable", "stable", False),
+    ],
+)
+def test_one_edit(typed: str, known: str, expected: bool) -> None:
+    assert one_edit(typed, known) is expected
+
+
+def test_only_an_unknown_word_one_edit_from_exactly_one_known_word_is_read() -> None:
+    words = TolerantWords(frozenset({"stable", "unstable", "position", "fail", "station", "statoin"}))
+    assert words.correct("Stabel at posiiton 3") == "Stable at position 3"
+    assert words.typos("Stabel at posiiton 3") == [("Stabel", "Stable"), ("posiiton", "position")]
+    assert words.correct("fial") == "fial"  # shorter than five letters: read as written
+    assert words.correct("statoin") == "statoin"  # a known word is never changed
+
+
+RULES: dict[str, Scorer] = {}
+
+
+def score(rule: str, key: str, answer: str):
+    scorer = RULES.setdefault(rule, Scorer(load_rule(resolve_rule_path(rule))))
+    return scorer.score(key, f"ANSWER: {answer}")
+
+
+def test_a_typo_is_read_and_named_among_the_uncertain_reasons() -> None:
+    verdict = score("laser_mirror", "yes; exits at bottom, position 1", "yes; exits at bottom, posiiton 1")
+    assert verdict.accept
+    assert "read 'posiiton' as 'position' (one letter off)" in verdict.uncertain
+    assert score("gear_train", "decrease; direction unchanged", "decrase; diretcion unchanged").accept
+
+
+def test_a_rule_that_asks_for_exact_words_reads_none() -> None:
+    key = "stable; after removing block C, every cumulative center of mass remains within its supporting base"
+    assert not score("physical_stability", key, "stabel").accept  # the seed: exactly stable
+
+
+def test_exact_words_must_be_true_or_false(tmp_path) -> None:
+    source = resolve_rule_path("gear_train").read_text(encoding="utf-8")
+    bad = tmp_path / "gear_train.toml"
+    bad.write_text(source.replace('delete = "*_`"', 'delete = "*_`"\nexact_words = "yes"', 1), encoding="utf-8")
+    for grammar in resolve_rule_path("gear_train").parent.parent.joinpath("grammars").glob("gear_train_*.lark"):
+        (tmp_path / grammar.name).write_text(grammar.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(RuleError, match="exact_words"):
+        load_rule(bad)
