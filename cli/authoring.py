@@ -26,6 +26,7 @@ from keyaudit.engine.rule_language.scoring.scorer import Scorer
 from .common import (
     BenchOption,
     FoldingTable,
+    FollowLinksOption,
     bench_dir,
     check_output,
     console,
@@ -45,11 +46,14 @@ def new_rule(
         Path,
         typer.Option("--out", help="Folder for <domain>.toml and its two grammars (default: .)."),
     ] = Path("."),
+    follow_links: FollowLinksOption = False,
 ) -> None:
     """Scaffold a rule and its key/answer grammars from the cell's induced key templates."""
     check_domain(domain)  # before any work: the domain names the files
     check_output("--out", out, protected_paths(bench), folder=True)
-    benchmark = load_benchmark(bench_dir(bench), with_responses=False)
+    benchmark = load_benchmark(
+        bench_dir(bench), with_responses=False, follow_links=follow_links
+    )
     require_cell(benchmark, domain, level)
     keys = [k.answer for k in benchmark.keys_in_cell(domain, level)]
     files = scaffold_rule(domain, level, keys, out)
@@ -105,6 +109,7 @@ def test_rule(
             "(cards/RULE.card.toml beside the rule), keyed by the cases file's name.",
         ),
     ] = False,
+    follow_links: FollowLinksOption = False,
 ) -> None:
     """Run a rule's examples and keys check; show sample verdicts. Exit 1 if anything fails.
 
@@ -144,7 +149,7 @@ def test_rule(
             )
             raise typer.Exit(1)
         return
-    benchmark = load_benchmark(bench_dir(bench))
+    benchmark = load_benchmark(bench_dir(bench), follow_links=follow_links)
     result = run_rule_test(loaded, benchmark, per_reason)
     passed = sum(r.passed for r in result.examples)
     console.print(styled("[bold]{}[/bold] — {}", loaded.name, loaded.path), soft_wrap=True)

@@ -39,6 +39,7 @@ from .common import (
     EpochsOption,
     FilterOption,
     FoldingTable,
+    FollowLinksOption,
     IdFieldOption,
     JobsOption,
     JsonOption,
@@ -145,6 +146,7 @@ def check(
     filter: FilterOption = None,
     id_field: IdFieldOption = None,
     model_name: ModelNameOption = None,
+    follow_links: FollowLinksOption = False,
     adjudications: Annotated[
         Path | None,
         typer.Option(
@@ -198,7 +200,9 @@ def check(
                 markdown,
                 plot,
                 out,
-                ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
+                ResponseOptions(
+                    responses, epochs, scorer, filter, id_field, model_name, follow_links
+                ),
                 adjudications,
                 every,
                 jobs_or_default(jobs),

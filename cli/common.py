@@ -309,6 +309,14 @@ IdFieldOption = Annotated[
         "inspect, a field of the sample's metadata (default: the sample id).",
     ),
 ]
+FollowLinksOption = Annotated[
+    bool,
+    typer.Option(
+        "--follow-links",
+        help="Read the benchmark's files through symbolic links that lead anywhere (default: only "
+        "inside the benchmark folder or its repository's git-annex or DVC store).",
+    ),
+]
 ModelNameOption = Annotated[
     str | None,
     typer.Option(
@@ -328,6 +336,7 @@ class ResponseOptions:
     filter: str | None = None
     id_field: str | None = None
     model_name: str | None = None
+    follow_links: bool = False
 
     def sources(self) -> tuple[ResponseSource, ...] | None:
         """``--responses`` as sources (``None``: the benchmark's own)."""
@@ -416,6 +425,7 @@ def load_for_cli(
         epochs=options.epochs,
         answer_formats=formats,
         text_cells=cells,
+        follow_links=options.follow_links,
     )
 
 

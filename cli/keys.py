@@ -27,6 +27,7 @@ from .common import (
     EpochsOption,
     FilterOption,
     FoldingTable,
+    FollowLinksOption,
     IdFieldOption,
     JsonOption,
     ModelNameOption,
@@ -85,13 +86,16 @@ def keys(
     filter: FilterOption = None,
     id_field: IdFieldOption = None,
     model_name: ModelNameOption = None,
+    follow_links: FollowLinksOption = False,
 ) -> None:
     """Show the structure of the answer keys: distinct strings, templates, slot values, misfits.
 
     With --responses the responses are read and checked against the keys too (a log scored
     against other keys is an error), and each cell shows how many items they evaluate.
     """
-    options = ResponseOptions(responses, epochs, scorer, filter, id_field, model_name)
+    options = ResponseOptions(
+        responses, epochs, scorer, filter, id_field, model_name, follow_links
+    )
     check_output("--json", json, protected_paths(bench, options))
     benchmark = load_for_cli(bench, options, with_responses=False)
     loaded = _rules(rule)
@@ -221,9 +225,12 @@ def flag(
     filter: FilterOption = None,
     id_field: IdFieldOption = None,
     model_name: ModelNameOption = None,
+    follow_links: FollowLinksOption = False,
 ) -> None:
     """Flag other sentence-valued or multi-clause keys and their current strict accuracy (seed §5)."""
-    options = ResponseOptions(responses, epochs, scorer, filter, id_field, model_name)
+    options = ResponseOptions(
+        responses, epochs, scorer, filter, id_field, model_name, follow_links
+    )
     check_output("--json", json, protected_paths(bench, options))
     benchmark = load_for_cli(bench, options)
     rows = flag_cells(benchmark)

@@ -17,6 +17,7 @@ from .common import (
     BenchOption,
     EpochsOption,
     FilterOption,
+    FollowLinksOption,
     IdFieldOption,
     JobsOption,
     ModelNameOption,
@@ -62,12 +63,15 @@ def review(
     filter: FilterOption = None,
     id_field: IdFieldOption = None,
     model_name: ModelNameOption = None,
+    follow_links: FollowLinksOption = False,
     jobs: JobsOption = None,
 ) -> None:
     """Write every uncertain verdict, and a seeded sample of certain ones, for a person to label."""
     try:
         _review(rules, out, sample, seed, bench,
-                ResponseOptions(responses, epochs, scorer, filter, id_field, model_name),
+                ResponseOptions(
+                    responses, epochs, scorer, filter, id_field, model_name, follow_links
+                ),
                 jobs_or_default(jobs), html)
     except KeyauditError as error:
         report_error(error)

@@ -40,6 +40,7 @@ from .excerpt import Excerpter
 from .filekind import exists_at_all, file_problem, folder_problem
 from .items import ItemRef, KeyItem, Response
 from .jsonl import data_files, jsonl_files, read_jsonl, require_field
+from .links import LinkPolicy
 from .response_table import ResponseTable, TableBuilder, column
 from .responses.records import FORMATS, FieldNames, LoggedRun, ResponseSource, RunInfo
 from .responses.sources import iter_source, source_files, task_of
@@ -76,6 +77,8 @@ class BenchmarkConfig:
     keys_format: str = "auto"
     #: ``[[responses]]``: response sources (paths already relative to the benchmark's root).
     responses: tuple[ResponseSource, ...] = ()
+    #: Where the links the benchmark holds may lead (:mod:`.links`); none: nowhere out of it.
+    links: LinkPolicy | None = None
 
 
 @dataclass(frozen=True)
@@ -177,11 +180,15 @@ _CONFIG_KEYS = {
 _SOURCE_KEYS = {"path", "format", "scorer", "filter", "metric", "id_field", "model", "task"}
 
 
-def load_config(root: Path) -> BenchmarkConfig:
-    """Read ``benchmark.toml`` if present; unknown keys are errors, not silently ignored."""
+def load_config(root: Path, follow_links: bool = False) -> BenchmarkConfig:
+    """Read ``benchmark.toml`` if present; unknown keys are errors, not silently ignored.
+    ``follow_links`` (``--follow-links``) lets the links the benchmark holds lead anywhere."""
     path = root / "benchmark.toml"
+    links = LinkPolicy.for_benchmark(root, follow_links)
     if not exists_at_all(path):
-        return BenchmarkConfig(name=root.name, id_pattern=re.compile(DEFAULT_ID_PATTERN))
+        return BenchmarkConfig(
+            name=root.name, id_pattern=re.compile(DEFAULT_ID_PATTERN), links=links
+        )
     problem = file_problem(path, "a TOML file")
     if problem is not None:  # a dangling link, a directory...: never silently the defaults
         raise DataError(located(path, None, None, problem))
@@ -238,7 +245,8 @@ def load_config(root: Path) -> BenchmarkConfig:
         keys_path=keys_table.get("path"),
         keys_format=keys_format,
         responses=tuple(
-            _source(entry, root, path) for entry in _config_value(data, "responses", list, [], path)
+            _source(entry, root, path, links)
+            for entry in _config_value(data, "responses", list, [], path)
         ),
         name=_config_value(data, "name", str, root.name, path),
         id_pattern=pattern,
@@ -246,20 +254,25 @@ def load_config(root: Path) -> BenchmarkConfig:
         fields=FieldNames(**fields_table),
         description=_config_value(data, "description", str, "", path),
         source=_config_value(data, "source", str, "", path),
+        links=links,
     )
     lines = _path_lines(path)
     if config.keys_path is not None:
-        confine(root, config.keys_path, path, lines.get(("keys", 0)), "[keys] path")
+        confine(root, config.keys_path, path, lines.get(("keys", 0)), "[keys] path", links)
     for number, entry in enumerate(data.get("responses", ())):
         line = lines.get(("responses", number))
-        confine(root, entry["path"], path, line, "[[responses]] path")
+        confine(root, entry["path"], path, line, "[[responses]] path", links)
     return config
 
 
-def confine(root: Path, value: str, toml: Path, line: int | None, what: str) -> None:
-    """A path ``benchmark.toml`` names must lie in the benchmark folder, links followed: not
-    absolute, not climbing out with ``..``, not leading out through a symbolic link. (A path
-    given on the command line is the user's choice and is not confined.)"""
+def confine(
+    root: Path, value: str, toml: Path, line: int | None, what: str, links: LinkPolicy
+) -> None:
+    """A path ``benchmark.toml`` names must lie in the benchmark folder: not absolute, not
+    climbing out with ``..``, and not leading through a symbolic link anywhere ``links`` does
+    not allow (the benchmark, its repository's git-annex or DVC store; anywhere with
+    ``--follow-links``). A path given on the command line is the user's choice and is not
+    confined."""
     inside = "; name it on the command line (--responses) to read it" if "respon" in what else ""
     if "\0" in value:
         raise DataError(located(toml, line, None, f"{what} contains a NUL character"))
@@ -267,8 +280,9 @@ def confine(root: Path, value: str, toml: Path, line: int | None, what: str) -> 
         reason = "is absolute"
     elif os.path.normpath(value).split(os.sep)[0] == os.pardir:
         reason = "climbs out of the benchmark folder with '..'"
-    elif not _within(root / value, root):
+    elif not links.allows(root / value):
         reason = "leads out of the benchmark folder through a symbolic link"
+        inside += " (or --follow-links)"
     else:
         return
     raise DataError(
@@ -279,15 +293,6 @@ def confine(root: Path, value: str, toml: Path, line: int | None, what: str) -> 
             f"{what} {reason}: paths in benchmark.toml must lie in the benchmark folder{inside}",
         )
     )
-
-
-def _within(path: Path, root: Path) -> bool:
-    """Whether ``path`` (links followed, missing parts kept as written) lies in ``root``."""
-    try:
-        real, base = os.path.realpath(path), os.path.realpath(root)
-    except (OSError, ValueError):
-        return False
-    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 _TABLE = re.compile(r"^\s*\[(\[?)\s*([A-Za-z_\"']+)\s*\]")
@@ -317,7 +322,7 @@ def _path_lines(toml: Path) -> dict[tuple[str, int], int]:
     return found
 
 
-def _source(entry: Any, root: Path, path: Path) -> ResponseSource:
+def _source(entry: Any, root: Path, path: Path, links: LinkPolicy) -> ResponseSource:
     """One ``[[responses]]`` table: ``path`` (relative to the benchmark) and optional settings."""
     if not isinstance(entry, dict) or "path" not in entry:
         raise DataError(located(path, None, None, "each [[responses]] needs a 'path'"))
@@ -336,7 +341,7 @@ def _source(entry: Any, root: Path, path: Path) -> ResponseSource:
         raise DataError(
             located(path, None, None, f"[[responses]] format must be one of {', '.join(FORMATS)}")
         )
-    return ResponseSource(**{**entry, "path": root / entry["path"], "inside": root})
+    return ResponseSource(**{**entry, "path": root / entry["path"], "confined": links})
 
 
 def _config_value(data: dict[str, Any], name: str, kind: type, default: Any, path: Path) -> Any:
@@ -426,7 +431,7 @@ def key_files(root: Path, config: BenchmarkConfig) -> list[Path]:
     if config.keys_path is not None:
         target = root / config.keys_path
         if file_problem(target) is None:
-            return [target]
+            return _confined([target], config)
         if not exists_at_all(target):
             raise DataError(located(target, None, None, "[keys] path not found"))
         if (problem := folder_problem(target)) is not None:
@@ -439,7 +444,7 @@ def key_files(root: Path, config: BenchmarkConfig) -> list[Path]:
             for candidate in (root / "Dataset", root):
                 tree = csv_tree_files(candidate) if candidate.is_dir() else []
                 if tree:
-                    return tree
+                    return _confined(tree, config)
             raise DataError(
                 located(
                     target,
@@ -457,6 +462,15 @@ def key_files(root: Path, config: BenchmarkConfig) -> list[Path]:
         raise DataError(
             located(target, None, None, "no keys: expected *.jsonl, *.jsonl.gz or *.csv files")
         )
+    return _confined(files, config)
+
+
+def _confined(files: list[Path], config: BenchmarkConfig) -> list[Path]:
+    """``files`` of the benchmark, each checked to lead (links followed) only where its links
+    may (:mod:`.links`): a key file linked to a file of the user's is an error naming the link."""
+    if config.links is not None:
+        for file in files:
+            config.links.check(file, "a key file,")
     return files
 
 
@@ -565,17 +579,19 @@ def default_sources(root: Path, config: BenchmarkConfig) -> tuple[ResponseSource
     folder = root / "responses"
     if exists_at_all(folder) and (problem := folder_problem(folder)) is not None:
         raise DataError(located(folder, None, None, problem))
-    return (ResponseSource(folder, inside=root),) if folder.is_dir() else ()
+    return (ResponseSource(folder, confined=config.links),) if folder.is_dir() else ()
 
 
 def input_files(root: Path, sources: tuple[ResponseSource, ...] | None = None) -> list[Path]:
     """The files a load of the benchmark at ``root`` would read (``benchmark.toml``, the key
     files, the response files of ``sources`` or of the benchmark's own), listed without reading
     them, so that outputs can be refused onto any of them before any work. What cannot be listed
-    is left out: loading reports it."""
+    is left out: loading reports it. Links are followed wherever they lead (as with
+    ``--follow-links``): a file a link of the benchmark leads to is protected even where the load
+    will refuse the link."""
     found = [root / "benchmark.toml"]
     try:
-        config = load_config(root)
+        config = load_config(root, follow_links=True)
     except KeyauditError:
         return found
     with contextlib.suppress(KeyauditError, OSError):
@@ -833,8 +849,12 @@ def load_benchmark(
     epochs: str = "first",
     answer_formats: Iterable[tuple[str, str]] | None = None,
     text_cells: Iterable[tuple[str, int]] | None = None,
+    follow_links: bool = False,
 ) -> Benchmark:
     """Load and validate a benchmark directory (never writes to it, nor next to any log).
+
+    Links the benchmark holds lead only inside it or its repository's git-annex or DVC store
+    (:mod:`.links`); ``follow_links`` (``--follow-links``) lets them lead anywhere.
 
     ``responses`` replaces the benchmark's own response sources (``[[responses]]`` or
     ``responses/``); ``epochs`` is the policy for several samples of one id and model;
@@ -850,7 +870,7 @@ def load_benchmark(
     if problem is not None:
         what = "not found" if problem == "does not exist" else problem
         raise DataError(located(root, None, None, f"benchmark directory {what}"))
-    config = load_config(root)
+    config = load_config(root, follow_links)
     collecting = gc.isenabled()
     gc.disable()
     _ID_CLOCK.__enter__()  # every id of the load is matched within its time bound

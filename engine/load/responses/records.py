@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..links import LinkPolicy
 
 #: Response formats a source may name (``auto``: detected from each file's content).
 FORMATS = ("auto", "jsonl", "csv", "inspect", "lm-eval")
@@ -35,9 +39,10 @@ class ResponseSource:
       ``question_id``); inspect, a field of the sample's ``metadata`` (default: the sample id);
     * ``model`` — the model's display name (default: what the log says: inspect ``eval.model``,
       lm-eval ``model_name``; keyaudit's own files carry it on every line);
-    * ``inside`` — the benchmark folder when the benchmark names the source (``[[responses]]``
-      or its ``responses/`` folder): a symbolic link to a folder in it must lead inside that
-      folder. ``None`` for a source given on the command line (the user's choice).
+    * ``confined`` — where links in the source may lead (:class:`~..links.LinkPolicy`: inside the
+      benchmark, its repository's git-annex or DVC store, or anywhere with ``--follow-links``)
+      when the benchmark names the source (``[[responses]]`` or its ``responses/`` folder);
+      ``None`` for a source given on the command line (the user's choice).
     * ``task`` — lm-eval: read only the samples files of this task (``samples_<task>_<ts>``);
     * ``glob`` — ``path`` is a glob pattern (``logs/*.eval``, ``**`` for any depth): each file or
       folder it matches is read; matching nothing is an error.
@@ -53,7 +58,7 @@ class ResponseSource:
     metric: str | None = None
     id_field: str | None = None
     model: str | None = None
-    inside: Path | None = None
+    confined: LinkPolicy | None = None
     task: str | None = None
     glob: bool = False
 

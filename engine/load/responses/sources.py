@@ -31,6 +31,7 @@ from ..budget import ResponseBudget
 from ..filekind import exists_at_all, file_problem, folder_problem
 from ..jsondoc import parse_document, read_document_bytes
 from ..jsonl import read_jsonl
+from ..links import LinkPolicy
 from .inspect_log import is_zip, read_inspect
 from .jsonl_responses import read_csv_responses, read_jsonl_responses
 from .lmeval_log import SAMPLES_NAME, looks_like_samples, read_lm_eval, results_path
@@ -166,7 +167,7 @@ def _read_folder(
     required: bool = True,
 ) -> Iterator[LoggedRun]:
     found = 0
-    for run in _read_files(_files(path, source.inside), source, names, budget):
+    for run in _read_files(_files(path, source.confined), source, names, budget):
         found += 1
         yield run
     if not found and required:
@@ -191,22 +192,24 @@ def source_files(source: ResponseSource) -> list[Path]:
             if path.name.startswith("samples_") and path.name.endswith(".jsonl"):
                 files.append(results_path(path))
             return files
-        return _files(path, source.inside) if path.is_dir() else []
+        return _files(path, source.confined) if path.is_dir() else []
     except (DataError, OSError, ValueError):
         return []
 
 
-def _files(folder: Path, inside: Path | None = None) -> list[Path]:
+def _files(folder: Path, confined: LinkPolicy | None = None) -> list[Path]:
     """The response files under ``folder``, sorted by path. A name that would be read but is not
     a readable regular file (a dangling link, a directory, a FIFO...) is an error, never skipped.
 
     Symbolic links to folders are followed, each real folder read once: a link back to a folder
     being read (a loop) or to one read already is an error naming it, never skipped. With
-    ``inside`` (the benchmark folder, when the benchmark names the source) a link to a folder
-    must lead inside it."""
+    ``confined`` (when the benchmark names the source) the folder itself, every link to a folder
+    and every link to a file must lead where the policy allows (inside the benchmark, its
+    repository's git-annex or DVC store), or the link is an error naming it."""
     found: list[Path] = []
     seen: dict[tuple[int, int], Path] = {}
-    base = os.path.realpath(inside) if inside is not None else None
+    if confined is not None:
+        confined.check(folder)
     pending = [folder]
     while pending:
         directory = pending.pop()
@@ -240,19 +243,12 @@ def _files(folder: Path, inside: Path | None = None) -> list[Path]:
                 problem = file_problem(path, "a response file")
                 if problem is not None:
                     raise DataError(located(path, None, None, problem))
+                if confined is not None and entry.is_symlink():
+                    confined.check(path)
                 found.append(path)
             elif _is_folder(entry):
-                if entry.is_symlink() and base is not None and not _inside(path, base):
-                    raise DataError(
-                        located(
-                            path,
-                            None,
-                            None,
-                            "a symbolic link to a folder outside the benchmark folder: what the "
-                            "benchmark names stays inside it; name that folder on the command "
-                            "line (--responses) to read it",
-                        )
-                    )
+                if confined is not None and entry.is_symlink():
+                    confined.check(path, "a folder of responses,")
                 children.append(path)
         pending.extend(reversed(children))
     return sorted(found)
@@ -263,11 +259,6 @@ def _is_folder(entry: os.DirEntry) -> bool:
         return entry.is_dir()  # links followed
     except OSError:
         return False
-
-
-def _inside(path: Path, base: str) -> bool:
-    real = os.path.realpath(path)
-    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 def _suffix_fits(file: Path, fmt: str) -> bool:
