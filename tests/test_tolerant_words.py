@@ -66,3 +66,31 @@ def test_exact_words_must_be_true_or_false(tmp_path) -> None:
         (tmp_path / grammar.name).write_text(grammar.read_text(encoding="utf-8"), encoding="utf-8")
     with pytest.raises(RuleError, match="exact_words"):
         load_rule(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("closest to b (about 60 units)", "closest to B (about 60 units)"),
+        ("b slides off a.", "B slides off A."),
+        ("joint between c and b", "joint between C and B"),
+        ("unstable at b/a", "unstable at B/A"),
+        ("block a", "block A"),
+        ("a block slides", "a block slides"),  # the article
+        ("i think d", "i think D"),  # the pronoun stays
+        ("2 x faster", "2 x faster"),  # a times sign stays
+        ("D's speed", "D's speed"),
+    ],
+)
+def test_lower_case_labels_are_read_as_capitals(text: str, read: str) -> None:
+    from keyaudit.engine.rule_language.reading.tolerant import capital_labels
+
+    assert capital_labels(text) == read
+
+
+def test_rules_with_labels_read_lower_case_letters() -> None:
+    key = "B; projected endpoint is closest to B (60.0 map units away; bearing difference 30.0 degrees)"
+    assert score("compass_bearing", key, "closest to b (about 60 units, 30 degree difference)").accept
+    ps = ("unstable; after removing block D, the cumulative center of mass at the joint between "
+          "block C and block B lies outside its supporting base")
+    assert score("physical_stability", ps, "unstable; c slides off b").accept

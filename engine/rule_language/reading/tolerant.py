@@ -82,3 +82,32 @@ class TolerantWords:
         if not self.targets:
             return text
         return _WORD.sub(lambda m: self._reading(m.group()) or m.group(), text)
+
+
+#: Nouns that name a one-letter label after them ("block b", "gear d", "element a").
+LABEL_NOUNS = frozenset(
+    ["block", "blocks", "gear", "gears", "bulb", "bulbs", "element", "elements", "option", "options", "landmark", "landmarks", "point", "points", "mirror", "mirrors", "node", "nodes", "vertex"]
+)
+_LONE_LETTER = re.compile(r"(?<![A-Za-z0-9'’.])([a-z])(?![A-Za-z0-9'’]|\.[A-Za-z])")
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)\W*$")
+
+
+def capital_labels(text: str) -> str:
+    """``text`` with one-letter labels written in lower case as the capitals they are ("closest
+    to b", "b slides off a", "block c"), for a rule whose answers name things by letters
+    (``[answer] labels = true``). "x" stays (a times sign) and "i" stays (the pronoun); "a" is a
+    label only after a label noun or where no noun follows it ("off a.", "b and a")."""
+
+    def capital(match: re.Match) -> str:
+        letter = match.group(1)
+        if letter in "xi":
+            return letter
+        if letter == "a":
+            before = _WORD_BEFORE.search(text, 0, match.start())
+            after = text[match.end() : match.end() + 6]
+            named = before is not None and before.group(1).lower() in LABEL_NOUNS
+            if not (named or re.match(r"\s*(?:$|[.,;:!?)/–—-]|and\b|or\b)", after)):
+                return letter
+        return letter.upper()
+
+    return _LONE_LETTER.sub(capital, text)

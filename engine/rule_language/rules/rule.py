@@ -58,6 +58,7 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
         "trim": str,
         "lowercase": bool,
         "exact_words": bool,
+        "labels": bool,
     },
     "key": None,
     "output": None,
@@ -134,6 +135,9 @@ class AnswerFormat:
     exact_words: bool = False
     #: The words a typo is read as (:mod:`..reading.tolerant`); None with ``exact_words``.
     tolerant: TolerantWords | None = None
+    #: ``labels = true``: the answers name things by one-letter labels, and one written in lower
+    #: case is read as its capital ("closest to b"; :func:`..reading.tolerant.capital_labels`).
+    labels: bool = False
 
 
 @dataclass(frozen=True)
@@ -447,6 +451,7 @@ def _answer_format(raw: dict[str, Any], loc: _Locator) -> AnswerFormat:
         trim=raw.get("trim", defaults.trim),
         lowercase=raw.get("lowercase", defaults.lowercase),
         exact_words=raw.get("exact_words", defaults.exact_words),
+        labels=raw.get("labels", defaults.labels),
     )
 
 

@@ -30,6 +30,7 @@ from ..reading.claims import TRIGGER_KINDS, ClaimSet, read_claims
 from ..reading.grammar import GrammarParseError
 from ..reading.normalise import normalise
 from ..reading.restated import drop_restated_question
+from ..reading.tolerant import capital_labels
 from ..rules.rule import (
     ANSWER_MISSING,
     ANSWER_UNPARSEABLE,
@@ -208,6 +209,8 @@ def clean_answer(text: str, fmt: AnswerFormat) -> str:
     text = drop_restated_question(text, fmt.question_words)
     if fmt.tolerant is not None:
         text = fmt.tolerant.correct(text)
+    if fmt.labels:
+        text = capital_labels(text)
     text = move_asides(" ".join(text.split()))
     text = text.strip(fmt.trim)
     if fmt.lowercase:
