@@ -56,6 +56,7 @@ from .common import (
     report_error,
     section,
     styled,
+    visible,
 )
 
 if TYPE_CHECKING:
@@ -733,7 +734,7 @@ def _render_worked(out: Console, audit: Audit) -> None:
         line = w.answer_line if w.answer_line is not None else "(no ANSWER line)"
         table.add_row(
             f"{w.model}\n{item}\n{_values(w.target)}",
-            Text(f"Question: {w.question}\n{line}" if w.question else line),
+            Text(visible(f"Question: {w.question}\n{line}" if w.question else line)),
             _values(w.extracted),
             verdict,
         )

@@ -177,7 +177,7 @@ HOSTILE = {
     "missing model": "<script>alert(1)</script>\n## Missing",
     "key": "the `top` <b>joint</b> | x |",
     "unparsed key": "stable\n# Owned <img src=x onerror=alert(1)>",
-    "answer": "<script>alert(1)</script> | a | b | `x``",
+    "answer": "<script>alert(1)</script> | a | b | `x`` \x1b]0;title\x07\x1b[31m red \x00 \u202e",
     "rule": "r|`<i>n</i>",
     "description": "# Heading\n- item\n<script>x</script>\n| a | b |\n|---|---|",
     "question": "> quoted **bold** [link](http://evil)",
@@ -282,3 +282,18 @@ def test_names_are_printed_visibly_and_literally(reports) -> None:
     ]
     assert not any(word in h for h in headings for word in ("Heading", "Missing", "Injected", "Owned"))
     assert "\u202e" not in hostile and "\u200b" not in hostile
+
+
+# ---- the terminal
+
+
+def test_the_terminal_prints_no_control_character_from_data(tmp_path: Path, run_cli) -> None:
+    """The worked-examples table printed the answer line's ESC, OSC title sequence and NUL raw
+    (its cell was a rich Text, which the console does not escape)."""
+    passing = {**HOSTILE, "unparsed key": "unstable; " + HOSTILE["key"]}  # check audits a passing rule
+    rule = write_benchmark(tmp_path / "bench", passing)
+    result = run_cli("check", str(rule), "--bench", str(tmp_path / "bench"), "--resamples", "20")
+    assert result.code == 0, result.err
+    for raw in ("\x1b", "\x07", "\x00", "\u202e", "\u200b"):
+        assert raw not in result.out, repr(raw)
+    assert "\\x1b]0;title\\x07" in result.out  # shown, escaped
