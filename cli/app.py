@@ -52,8 +52,9 @@ def main() -> None:
     2: a user error (:class:`KeyauditError`, bad options); 1: a rule failed its examples or keys
     check; 3: an internal error (a bug; ``KEYAUDIT_DEBUG=1`` shows the traceback).
     """
-    from .common import report_error
+    from .common import report_error, tolerant_streams
 
+    tolerant_streams()
     try:
         # Without standalone mode click returns a command's exit code instead of exiting.
         code = app(standalone_mode=False)

@@ -57,6 +57,7 @@ from .common import (
     section,
     styled,
     visible,
+    write_json_text,
 )
 
 if TYPE_CHECKING:
@@ -308,7 +309,7 @@ def _check(
     render_rules(out, proofs, verbose)
     if not all(p.passed for p in proofs):
         if json_target is not None:
-            _write_text(json_target, dumps({"passed": False, **proofs_to_json(proofs)}))
+            write_json_text(json_target, dumps({"passed": False, **proofs_to_json(proofs)}))
         raise SystemExit(1)
 
     audit = run_audit(
@@ -324,7 +325,7 @@ def _check(
     render_audit(out, audit)
     mark("terminal report")
     if json_target is not None:
-        _write_text(json_target, dumps({"passed": True, **audit_to_json(audit)}))
+        write_json_text(json_target, dumps({"passed": True, **audit_to_json(audit)}))
         mark("JSON report")
     if markdown is not None:
         from keyaudit.engine.reports.markdown_report import render_markdown
@@ -393,15 +394,6 @@ def bundled_rules_for(benchmark, given, bundled) -> list:
         if rule.name not in names and covered & cells and not covered & taken:
             found.append(rule)
     return found
-
-
-def _write_text(target: str, text: str) -> None:
-    if target == "-":
-        import sys
-
-        sys.stdout.write(text)
-    else:
-        write_output(target, text)
 
 
 class _progress:

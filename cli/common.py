@@ -255,11 +255,41 @@ def bench_dir(bench: Path | None) -> Path:
 
 def write_json(target: str, payload: Any) -> None:
     """Write ``payload`` as stable, sorted-key JSON to ``target`` (``-`` = stdout)."""
-    text = json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    if target == "-":
-        sys.stdout.write(text)
-    else:
+    write_json_text(target, json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def write_json_text(target: str, text: str) -> None:
+    """JSON text to the file ``target``, or to stdout (``-``) in a form its encoding can hold:
+    a character it cannot encode (``→`` with ``PYTHONIOENCODING=ascii``) is written as its JSON
+    escape (``\\u2192``), which every reader decodes to the same string."""
+    if target != "-":
         write_output(target, text)
+        return
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        text = "".join(_json_char(c, encoding) for c in text)
+    except LookupError:
+        pass
+    sys.stdout.write(text)
+
+
+def _json_char(char: str, encoding: str) -> str:
+    try:
+        char.encode(encoding)
+        return char
+    except UnicodeEncodeError:  # only inside JSON strings: every non-ASCII character is
+        return json.dumps(char)[1:-1]
+
+
+def tolerant_streams() -> None:
+    """Let stdout and stderr print any character: one their encoding cannot hold (a pipe with
+    ``PYTHONIOENCODING=ascii`` and a ``→`` in a table) is written as an escape (``\\u2192``)
+    instead of ending the run with ``UnicodeEncodeError``."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError, LookupError):
+            stream.reconfigure(errors="backslashreplace")
 
 
 # ---- response sources (check, keys, flag) -------------------------------------------------------

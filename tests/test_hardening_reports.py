@@ -297,3 +297,22 @@ def test_the_terminal_prints_no_control_character_from_data(tmp_path: Path, run_
     for raw in ("\x1b", "\x07", "\x00", "\u202e", "\u200b"):
         assert raw not in result.out, repr(raw)
     assert "\\x1b]0;title\\x07" in result.out  # shown, escaped
+
+
+def test_a_stdout_that_cannot_encode_every_character_gets_escapes(tmp_path: Path) -> None:
+    """PYTHONIOENCODING=ascii (a pipe that cannot encode the tables' arrows) ended in
+    UnicodeEncodeError, exit 3: the text now carries escapes, and JSON on stdout its JSON
+    escapes, so it reads back as the same document the file holds."""
+    from hostile import run_keyaudit
+
+    passing = {**HOSTILE, "unparsed key": "unstable; " + HOSTILE["key"]}
+    rule = write_benchmark(tmp_path / "bench", passing)
+    args = ("check", str(rule), "--bench", str(tmp_path / "bench"), "--resamples", "20")
+    ascii_only = {"PYTHONIOENCODING": "ascii", "KEYAUDIT_CACHE_DIR": "off"}
+    run = run_keyaudit(*args, env=ascii_only)
+    assert run.code == 0, run.err
+    assert "\\u2192" in run.out  # the arrows of "wrong→right", escaped
+    piped = run_keyaudit(*args, "--json", "-", env=ascii_only)
+    written = run_keyaudit(*args, "--json", str(tmp_path / "a.json"), env={"KEYAUDIT_CACHE_DIR": "off"})
+    assert piped.code == written.code == 0, piped.err + written.err
+    assert json.loads(piped.out) == json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
