@@ -15,6 +15,7 @@ from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.casefile import read_cases
 from keyaudit.engine.load.locate import resolve_rule_path
 from keyaudit.engine.reports.claim_text import claim_line
+from keyaudit.engine.reports.explain_text import explain_answer
 from keyaudit.engine.reports.formatting import pct
 from keyaudit.engine.rule_language.authoring.agreement import Agreement, measure_agreement
 from keyaudit.engine.rule_language.authoring.keystructure import require_cell
@@ -186,33 +187,16 @@ def record_on_card(rule, cases: Path, agreement) -> None:
 
 
 def _render_explanation(scorer: Scorer, key: str, text: str) -> None:
-    verdict, found = scorer.explain(key, text)
+    explanation = explain_answer(scorer, key, text)
     console.print(f"key:    {key!r}", soft_wrap=True)
     console.print(f"answer: {text!r}", soft_wrap=True)
-    if found is None:
-        console.print("claims: (this rule does not use the claim layer, or the answer did not parse)")
-    else:
-        claims = found.all_claims()
-        console.print(f"claims ({len(claims)}):")
-        for claim in claims:
-            console.print("  " + claim_line(claim.describe()), soft_wrap=True)
-        for kind, result in found.kinds.items():
-            console.print(
-                f"  → {kind}: values {result.values!r}, denied {result.denied!r}"
-                f"{', hedged' if result.hedged else ''}",
-                soft_wrap=True,
-            )
-    values = ", ".join(f"{k}={v!r}" for k, v in verdict.values.items())
-    console.print(f"extracted: {values}", soft_wrap=True)
-    console.print("why:")
-    for requirement, passed in scorer.trace(key, text):
-        mark = "skip" if passed is None else ("pass" if passed else "FAIL")
-        console.print(f"  {mark}  {requirement.reason}: {requirement.check.source}", soft_wrap=True)
-    if verdict.accept:
+    for line in explanation.lines()[:-1]:
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
+    if explanation.accept:
         console.print(styled("verdict: [green]accept[/green] (every clause holds)"))
     else:
-        detail = f" — {verdict.detail}" if verdict.detail else ""
-        console.print(styled("verdict: [red]reject[/red]: {}{}", verdict.reason, detail), soft_wrap=True)
+        detail = f" — {explanation.detail}" if explanation.detail else ""
+        console.print(styled("verdict: [red]reject[/red]: {}{}", explanation.reason, detail), soft_wrap=True)
 
 
 def _render_grammar_notes(rule) -> None:

@@ -339,38 +339,27 @@ def _check(
         forest_plot(audit, plot)
         out.print(f"Forest plot written to {plot}")
     if html is not None:
-        _write_html(html, audit, benchmark, rules, scorers)
+        _write_html(html, audit, rules, scorers)
         out.print(f"HTML report written to {html}")
         mark("HTML report")
 
 
-def _write_html(target: Path, audit, benchmark, rules, scorers) -> None:
-    """The HTML page, with every flip and uncertain verdict explained as test-rule --explain does."""
-    from keyaudit.engine.reports.claim_text import claim_line
-    from keyaudit.engine.reports.html_report import audit_items, html_report
+def _write_html(target: Path, audit, rules, scorers) -> None:
+    """The HTML page, every verdict opening to how its cell's rule reads the answer line (what
+    test-rule --explain prints)."""
+    from keyaudit.engine.reports.explain_text import explain_answer
+    from keyaudit.engine.reports.html_report import html_report
 
     by_cell = {
-        f"{cell.domain}\0{cell.level}": scorer
+        (cell.domain, cell.level): scorer
         for rule, scorer in zip(rules, scorers, strict=True)
         for cell in rule.cells
     }
-    wanted = {(m.model, name.partition("#")[0]) for m in audit.models
-              for name in (*m.flips_up, *m.flips_down, *(n for n, _ in m.uncertain))}
-    texts = {
-        (r.model, r.id, r.epoch): r.text for r in benchmark.responses if (r.model, r.id) in wanted
-    }
 
-    def explain(cell: str, item_id: str, text: str):
-        key = benchmark.keys[item_id].answer
-        scorer = by_cell[cell]
-        verdict = scorer.score(key, text)  # the audit's verdict: the answer line found as it was
-        found = None
-        if verdict.answer_text:
-            found = scorer.explain(key, verdict.answer_text)[1]
-        claims = [] if found is None else [claim_line(c.describe()) for c in found.all_claims()]
-        return key, verdict, claims
+    def explain(cell: tuple[str, int], key: str, text: str):
+        return explain_answer(by_cell[cell], key, text)
 
-    write_output(target, html_report(audit, audit_items(audit, texts, explain)))
+    write_output(target, html_report(audit, explain))
 
 
 def bundled_rules() -> list:

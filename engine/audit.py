@@ -55,6 +55,7 @@ from .reports.findings import (
     ModelAggregate,
     ModelCell,
     Requirement,
+    RuledSamples,
     RuleErrorRates,
     RuleProof,
     Scope,
@@ -365,18 +366,30 @@ def run_audit(
         flagged=flagged,
         extraction=extraction,
         design=design,
+        samples=scored.samples(),
     )
 
 
 @dataclass(frozen=True)
 class Scored:
     """The ruled samples, scored: rows of the response ``table`` (in (model, id) order), their
-    rule verdicts with adjudicated labels applied, and each row's item code (its id's rank)."""
+    rule verdicts with adjudicated labels applied (``labelled``: where a label was), and each
+    row's item code (its id's rank)."""
 
     table: ResponseTable
     rows: np.ndarray
     verdicts: list[Any]
     id_rank: np.ndarray
+    labelled: np.ndarray
+
+    def samples(self) -> RuledSamples:
+        """The samples as the reports read them (the HTML page's verdict browser)."""
+        table, rows = self.table, self.rows
+        return RuledSamples(
+            models=table.models, keys=table.keys, model=table.model[rows], item=table.item[rows],
+            epoch=table.epoch[rows], strict=table.correct[rows], labelled=self.labelled,
+            verdicts=self.verdicts,
+        )
 
 
 def _id_ranks(keys: Sequence[KeyItem]) -> np.ndarray:
@@ -498,7 +511,7 @@ def _score_responses(
     )
     if split is not None:
         split.extend(variants[4:])
-    return variants[:4], Scored(table, rows, verdicts, id_rank), rule_verdicts
+    return variants[:4], Scored(table, rows, verdicts, id_rank, labelled), rule_verdicts
 
 
 def _cell_audits(

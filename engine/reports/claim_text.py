@@ -1,5 +1,5 @@
 """A claim of the claim layer in one line: what ``test-rule --explain`` prints for each claim it
-read, and what the HTML page shows beside a flipped or uncertain verdict (the same words in both
+read, and what the HTML page shows when a verdict is opened (the same words in both
 places, so an author reads one form)."""
 
 from __future__ import annotations

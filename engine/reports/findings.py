@@ -9,13 +9,19 @@ code that runs an audit.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..load.responses.records import RunInfo
 from ..rule_language.authoring.keystructure import CellStructure
 from ..stats.aggregate import check_levels
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..load.benchmark import KeyItem
 
 
 @dataclass(frozen=True)
@@ -457,6 +463,26 @@ class CellSummary:
 
 
 @dataclass(frozen=True)
+class RuledSamples:
+    """Every sample of the ruled cells with the verdict the audit counted: what the HTML page's
+    verdict browser lists, one entry per sample in each column (the audit's own columns, not a
+    copy per sample: about 20 bytes each, the verdicts shared).
+
+    ``model`` indexes ``models``; ``item`` indexes ``keys`` (the id, the key, the cell);
+    ``epoch``; ``strict``, the benchmark's stored verdict; ``verdicts``, the rule's verdict as the
+    audit counted it (``Sequence[Verdict]``, a person's label applied where ``labelled``)."""
+
+    models: tuple[str, ...]
+    keys: Sequence[KeyItem]
+    model: np.ndarray
+    item: np.ndarray
+    epoch: np.ndarray
+    strict: np.ndarray
+    labelled: np.ndarray
+    verdicts: Sequence[Any]
+
+
+@dataclass(frozen=True)
 class Audit:
     """Everything ``keyaudit check`` reports."""
 
@@ -476,6 +502,8 @@ class Audit:
     #: Before → after for any design: per model and cell, the leaderboard, Kendall's τ, the pairs
     #: whose order flips (``keyaudit.engine.stats.design.DesignStats``).
     design: Any = None
+    #: Every ruled sample with its verdict (None when the audit was built without them).
+    samples: RuledSamples | None = None
 
     @property
     def verdicts_that_could_change_by_error(self) -> tuple[ModelAggregate, ...]:

@@ -1,310 +1,394 @@
 """The audit as one self-contained HTML page: ``keyaudit check … --html FILE``.
 
-It starts on the summary (per ruled cell: baseline and mean accuracy before → after, flips,
-uncertain verdicts) and the leaderboard before → after; the per-model tables sort by any column;
-every flip and every uncertain verdict opens to its answer line, what the rule extracted, the
-claims as ``test-rule --explain`` shows them, and the reason; a forest plot of each model's change
-is inline SVG; filters by model, cell, reason and uncertain. Inline CSS and JS, no network, no CDN:
-it opens from disk.
+The page is the whole audit: every section and table of the Markdown report, in its order and
+with its figures (rendered from the same Markdown, :func:`~.markup.markdown_sections`; its tables
+sort by any column), two forest plots (each model's L5−L4 before and after, where there are two
+levels, and each model's overall change), and **every verdict** of the ruled cells in a browser
+(:mod:`.verdict_data`): per cell every scored response with its model, id, key, answer line,
+strict and rule verdicts, reason, extracted values and doubts, filtered by model, verdict, reason
+and uncertain, found by id or answer text, sorted by any column, paged, each row opening to how
+the rule read its answer line (what ``test-rule --explain`` prints).
 
-It carries no more of the benchmark than the Markdown report does — item ids and answer lines
-(never whole responses or the benchmark's other files). Texts enter the page with
-``textContent`` only (an answer holding ``<script>`` shows those characters), and the data block
-is JSON with ``<``, ``>`` and ``&`` escaped. The same inputs and seed give the same bytes: nothing
-time- or machine-dependent is written, and every list is in a fixed order.
+Self-contained: inline CSS, JS and SVG, no network; it opens from disk. Safe: the page's one
+script runs under a Content-Security-Policy that allows that script alone (by hash); data enters
+the document as text only (the report through a CommonMark renderer with raw HTML and links off,
+the verdicts with ``textContent``); the data block is JSON with ``<``, ``>`` and ``&`` escaped.
+Reproducible: the same inputs and seed give the same bytes (nothing time- or machine-dependent,
+every list in a fixed order, the template filled in one pass).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..errors import printable
 from .findings import Audit
-from .formatting import pct, pp
-from .review_page import escape_text, script_json
+from .forest_svg import ForestRow, Mark, Series, forest_svg
+from .markdown_report import no_level_pairs, render_markdown
+from .markup import csp, escape_text, fill, markdown_sections, script_json
+from .verdict_data import Explain, verdict_data
 
-__all__ = ["audit_items", "html_report"]
+__all__ = ["figures", "html_report", "page"]
+
+BEFORE = Series("before (strict)", "#8c959f")
+AFTER = Series("after (rule)", "#0969da")
 
 
-def audit_items(
-    audit: Audit, response_text: Mapping[tuple[str, str, int], str], explain: Callable[[str, str, str], Any]
-) -> list[dict[str, Any]]:
-    """Every flip and uncertain verdict, opened: ``response_text`` maps (model, id, epoch) to the
-    stored response; ``explain(cell_rule, key, text)`` returns what ``Scorer.explain`` returns
-    plus the key text, as ``(key, verdict, claim dicts)``."""
-    items = []
-    for m in audit.models:
-        uncertain = dict(m.uncertain)
-        kinds: dict[str, list[str]] = {}
-        for name in m.flips_up:
-            kinds.setdefault(name, []).append("wrong → right")
-        for name in m.flips_down:
-            kinds.setdefault(name, []).append("right → wrong")
-        for name in uncertain:
-            kinds.setdefault(name, [])
-        for name in sorted(kinds):
-            item_id, _, epoch = name.partition("#")
-            text = response_text.get((m.model, item_id, int(epoch or 1)))
-            if text is None:
-                continue
-            key, verdict, claims = explain(f"{m.domain}\0{m.level}", item_id, text)
-            items.append(
-                {
-                    "model": m.model,
-                    "cell": f"{m.domain} L{m.level}",
-                    "id": name,
-                    "key": key,
-                    "flip": ", ".join(kinds[name]),
-                    "uncertain": list(uncertain.get(name, ())),
-                    "answer_line": verdict.answer_text,
-                    "extracted": verdict.values,
-                    "verdict": "accept" if verdict.accept else "reject",
-                    "reason": verdict.reason or "",
-                    "claims": claims,
-                }
+def figures(audit: Audit) -> list[str]:
+    """The forest plots as SVG: L(hi)−L(lo) per model before and after (two levels only), and
+    each model's overall change."""
+    out = []
+    conf = f"{100 * audit.settings.confidence:g}%"
+    if audit.aggregates and no_level_pairs(audit) is None:
+        lo, hi = audit.settings.levels
+        rows = [
+            ForestRow(a.model, tuple(Mark(d.estimate, d.ci_low, d.ci_high) for d in (a.diff_before, a.diff_after)))
+            for a in audit.aggregates
+        ]
+        out.append(
+            forest_svg(
+                f"Adjusted L{hi}−L{lo} per model, before and after, with its {conf} bootstrap interval",
+                "percentage points", (BEFORE, AFTER), rows,
             )
-    return items
-
-
-def _number(value: float | None) -> float | None:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(value, 10)
-
-
-def _page_data(audit: Audit, items: list[dict[str, Any]]) -> dict[str, Any]:
-    summary = [
-        {
-            "cell": f"{c.domain} L{c.level}", "rule": c.rule, "keys": c.n_keys, "items": c.n_items,
-            "baseline": f"{pct(c.baseline_before)} → {pct(c.baseline_after)}",
-            "mean": f"{pct(c.mean_before)} → {pct(c.mean_after)}",
-            "mean_after": _number(c.mean_after),
-            "flips_up": c.flips_up, "flips_down": c.flips_down, "uncertain": c.n_uncertain,
-        }
-        for c in audit.cell_summaries
-    ]
-    models = [
-        {
-            "model": m.model, "cell": f"{m.domain} L{m.level}", "n": m.n,
-            "before": _number(m.strict), "after": _number(m.structured),
-            "flips_up": len(m.flips_up), "flips_down": len(m.flips_down),
-            "uncertain": len(m.uncertain),
-        }
-        for m in audit.models
-    ]
-    board = []
-    if audit.design is not None:
-        d = audit.design
-        for j, model in enumerate(d.models):
-            board.append(
-                {
-                    "model": model, "before": _number(d.overall_before[j]),
-                    "after": _number(d.overall_after[j]), "change": _number(d.overall_change[j].estimate),
-                    "low": _number(d.overall_change[j].low), "high": _number(d.overall_change[j].high),
-                    "rank_before": d.rank_before[j], "rank_after": d.rank_after[j],
-                }
+        )
+    design = audit.design
+    if design is not None and design.models:
+        order = sorted(range(len(design.models)), key=lambda j: (design.rank_after[j], design.models[j]))
+        rows = [
+            ForestRow(design.models[j], (Mark(c.estimate, c.low, c.high),))
+            for j in order
+            for c in (design.overall_change[j],)
+        ]
+        out.append(
+            forest_svg(
+                f"Overall score after − before per model, with its {conf} interval",
+                "percentage points (overall: the mean adjusted score over every cell)",
+                (Series("after − before", AFTER.colour),), rows,
             )
-        board.sort(key=lambda row: (row["rank_after"], row["model"]))
-    return {"summary": summary, "models": models, "leaderboard": board, "items": items}
+        )
+    return [svg for svg in out if svg]
 
 
-def _forest_svg(audit: Audit) -> str:
-    """Each model's overall change (after − before) with its interval, as inline SVG."""
-    d = audit.design
-    if d is None or not d.models:
-        return ""
-    rows = sorted(range(len(d.models)), key=lambda j: (d.rank_after[j], d.models[j]))
-    values = [v for j in rows for v in (d.overall_change[j].low, d.overall_change[j].high, 0.0)
-              if not math.isnan(v)]
-    lo, hi = min(values), max(values)
-    span = (hi - lo) or 1.0
-    lo, hi = lo - 0.05 * span, hi + 0.05 * span
-    width, left, top, step = 720, 220, 30, 24
-    plot = width - left - 20
-
-    def x(v: float) -> str:
-        return f"{left + (v - lo) / (hi - lo) * plot:.1f}"
-
-    height = top + step * len(rows) + 30
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'role="img" aria-label="Change of each model\'s overall score, after minus before">',
-        f'<text x="{left}" y="16" font-size="12">Overall after − before, with its '
-        f'{100 * d.confidence:g}% interval (percentage points)</text>',
-        f'<line x1="{x(0.0)}" y1="{top - 6}" x2="{x(0.0)}" y2="{height - 24}" stroke="#888" '
-        'stroke-dasharray="3,3"/>',
-    ]
-    for row, j in enumerate(rows):
-        y = top + step * row + 10
-        change = d.overall_change[j]
-        out.append(f'<text x="{left - 8}" y="{y + 4}" font-size="12" text-anchor="end">{escape_text(d.models[j])}</text>')
-        if not math.isnan(change.low):
-            out.append(f'<line x1="{x(change.low)}" y1="{y}" x2="{x(change.high)}" y2="{y}" stroke="#0969da" stroke-width="2"/>')
-        out.append(f'<circle cx="{x(change.estimate)}" cy="{y}" r="4" fill="#0969da"><title>'
-                   f'{escape_text(d.models[j])}: {pp(change.estimate)}</title></circle>')
-    for tick in (lo, 0.0, hi):
-        out.append(f'<text x="{x(tick)}" y="{height - 8}" font-size="11" text-anchor="middle">{pp(tick)}</text>')
-    out.append("</svg>")
-    return "\n".join(out)
+def html_report(audit: Audit, explain: Explain) -> str:
+    """The page (see the module docstring); ``explain`` reads one answer line with its cell's
+    rule (:func:`~.explain_text.explain_answer`)."""
+    return page(audit, render_markdown(audit), verdict_data(audit, explain))
 
 
-def html_report(audit: Audit, items: list[dict[str, Any]]) -> str:
-    """The page (see the module docstring)."""
-    title = f"keyaudit audit: {audit.scope.benchmark}"
-    return (
-        _PAGE.replace("{{TITLE}}", escape_text(title))
-        .replace("{{SVG}}", _forest_svg(audit))
-        .replace("{{DATA}}", script_json(_page_data(audit, items), sort_keys=True))
+def page(audit: Audit, markdown: str, verdicts: dict[str, Any]) -> str:
+    """The page of ``audit`` from its Markdown report and its verdicts' data."""
+    head, sections = markdown_sections(markdown)
+    svgs = figures(audit)
+    contents = []
+    if svgs:
+        contents.append(("figures", "Figures"))
+    contents += [(f"s{n}", s.title) for n, s in enumerate(sections, start=1)]
+    contents.append(("verdicts", "Every verdict"))
+    body = "".join(
+        f'<section class="report" id="s{n}">\n{s.html}</section>\n' for n, s in enumerate(sections, start=1)
+    )
+    figure_html = (
+        '<section id="figures">\n<h2>Figures</h2>\n<div class="figures">\n'
+        + "\n".join(f"<figure>{svg}</figure>" for svg in svgs)
+        + "\n</div>\n</section>\n"
+        if svgs
+        else ""
+    )
+    n = sum(len(c["verdict"]) for c in verdicts["cells"])
+    return fill(
+        _PAGE,
+        {
+            "CSP": csp(_SCRIPT),
+            "TITLE": escape_text(printable(f"keyaudit audit: {audit.scope.benchmark}")),
+            "CSS": _CSS,
+            "HEAD": head,
+            "CONTENTS": "".join(f'<li><a href="#{a}">{escape_text(t)}</a></li>' for a, t in contents),
+            "FIGURES": figure_html,
+            "SECTIONS": body,
+            "VERDICTS": f"{n:,} scored response{'' if n == 1 else 's'}",
+            "DATA": script_json(verdicts),
+            "SCRIPT": _SCRIPT,
+        },
     )
 
+
+_CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0 auto 48px; padding: 0 24px; max-width: 1400px; color: #1b1f24; }
+h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 32px; border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
+h3 { font-size: 15px; margin-top: 20px; }
+code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; background: #f6f8fa; padding: 0 3px; border-radius: 3px; overflow-wrap: break-word; }
+table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; }
+section.report table { display: block; max-width: 100%; overflow-x: auto; }
+th, td { border-bottom: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; cursor: pointer; user-select: none; }
+th.sorted-asc::after { content: " ▲"; } th.sorted-desc::after { content: " ▼"; }
+nav ol { columns: 2; margin: 4px 0; } nav h2 { border: 0; }
+.figures { display: flex; flex-wrap: wrap; gap: 16px; } figure { margin: 0; }
+.filters, .pager { display: flex; gap: 12px; flex-wrap: wrap; align-items: center; margin: 8px 0; }
+.muted { color: #57606a; }
+table.verdicts { width: 100%; font-size: 13px; }
+table.verdicts td { overflow-wrap: break-word; }
+table.verdicts td.answer { max-width: 32em; overflow-wrap: anywhere; }
+table.verdicts td.key { max-width: 14em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+table.verdicts td.model, table.verdicts td.id, table.verdicts td.strict, table.verdicts td.accept,
+table.verdicts td.reject, table.verdicts td.change { white-space: nowrap; }
+table.verdicts tr.row { cursor: pointer; } table.verdicts tr.row:hover, table.verdicts tr.row:focus { background: #f6f8fa; }
+table.verdicts tr.open { background: #ddf4ff; }
+tr.detail td { background: #fbfcfd; max-width: none; }
+.answer { font-family: ui-monospace, "DejaVu Sans Mono", monospace; white-space: pre-wrap; }
+pre.explain { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; margin: 6px 0; }
+.accept { color: #1a7f37; } .reject { color: #cf222e; }
+"""
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{CSP}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{TITLE}}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 0 24px 48px; color: #1b1f24; }
-h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 28px; }
-table { border-collapse: collapse; margin: 8px 0; }
-th, td { border-bottom: 1px solid #d0d7de; padding: 3px 10px; text-align: right; }
-th:first-child, td:first-child, th.text, td.text { text-align: left; }
-th { cursor: pointer; background: #f6f8fa; user-select: none; }
-th.sorted-asc::after { content: " ▲"; } th.sorted-desc::after { content: " ▼"; }
-.filters { display: flex; gap: 12px; flex-wrap: wrap; align-items: center; margin: 8px 0; }
-details { border: 1px solid #d0d7de; border-radius: 6px; margin: 6px 0; padding: 4px 10px; }
-summary { cursor: pointer; }
-.answer { font-family: ui-monospace, monospace; white-space: pre-wrap; background: #f6f8fa; padding: 4px 6px; }
-.muted { color: #57606a; }
-</style>
+<style>{{CSS}}</style>
 </head>
 <body>
-<h1>{{TITLE}}</h1>
-<p class="muted">Offline and counterfactual: nothing was changed; before = the benchmark's strict verdicts, after = the rules'.</p>
-<h2>Every ruled cell</h2>
-<table id="summary"></table>
-<h2>Leaderboard before → after</h2>
-<table id="leaderboard"></table>
-<div id="forest">{{SVG}}</div>
-<h2>Per model and cell</h2>
-<table id="models"></table>
-<h2>Flips and uncertain verdicts</h2>
+<header id="head">
+{{HEAD}}</header>
+<nav id="contents"><h2>Contents</h2><ol>{{CONTENTS}}</ol></nav>
+{{FIGURES}}{{SECTIONS}}<section id="verdicts">
+<h2>Every verdict</h2>
+<p>{{VERDICTS}} of the ruled cells, each with the rule's verdict as the audit counted it. Filter
+by model, verdict, reason and uncertain, find an id or answer text, sort by any column (click its
+head), and open a row to see how the rule read the answer line: the claims, the extracted values,
+each clause and the verdict, as <code>keyaudit test-rule --explain</code> prints them.</p>
 <div class="filters">
-  <label>Model <select id="f-model"></select></label>
-  <label>Cell <select id="f-cell"></select></label>
-  <label>Reason <select id="f-reason"></select></label>
-  <label><input type="checkbox" id="f-uncertain"> uncertain only</label>
-  <span id="f-count" class="muted"></span>
+<label>Cell <select id="v-cell"></select></label>
+<label>Model <select id="v-model"></select></label>
+<label>Verdict <select id="v-verdict">
+<option value="">all</option><option value="accept">accept</option><option value="reject">reject</option>
+<option value="up">wrong → right</option><option value="down">right → wrong</option><option value="same">unchanged</option>
+</select></label>
+<label>Reason <select id="v-reason"></select></label>
+<label><input type="checkbox" id="v-uncertain"> uncertain only</label>
+<label>Find <input type="search" id="v-find" placeholder="id or answer text"></label>
+<span id="v-count" class="muted"></span>
 </div>
-<div id="items"></div>
+<table id="v-table" class="verdicts"><thead><tr></tr></thead><tbody></tbody></table>
+<div class="pager">
+<button id="v-first">« first</button><button id="v-prev">‹ previous</button>
+<span id="v-page"></span>
+<button id="v-next">next ›</button><button id="v-last">last »</button>
+<label>Rows per page <select id="v-size"><option>25</option><option selected>50</option><option>100</option><option>200</option></select></label>
+</div>
+</section>
 <script type="application/json" id="audit-data">{{DATA}}</script>
-<script>
+<script>{{SCRIPT}}</script>
+</body>
+</html>
+"""
+
+_SCRIPT = """
 "use strict";
 (function () {
-  const data = JSON.parse(document.getElementById("audit-data").textContent);
+  function $(id) { return document.getElementById(id); }
   function el(tag, text, cls) {
     const node = document.createElement(tag);
     if (text !== undefined && text !== null) node.textContent = String(text);
     if (cls) node.className = cls;
     return node;
   }
-  function percent(v) { return v === null ? "—" : (100 * v).toFixed(2) + "%"; }
-  function points(v) { return v === null ? "—" : (v >= 0 ? "+" : "") + (100 * v).toFixed(2) + " pp"; }
-  function sortable(table, columns, rows) {
-    let key = null, descending = false;
-    function draw() {
-      table.textContent = "";
-      const head = el("tr");
-      columns.forEach(function (c) {
-        const th = el("th", c.label, c.text ? "text" : "");
-        th.dataset.key = c.key;
-        if (c.key === key) th.classList.add(descending ? "sorted-desc" : "sorted-asc");
-        th.addEventListener("click", function () {
-          descending = key === c.key ? !descending : false;
-          key = c.key;
-          rows.sort(function (a, b) {
-            const x = a[c.key], y = b[c.key];
-            const order = (x === y) ? 0 : (x === null ? -1 : (y === null ? 1 : (x < y ? -1 : 1)));
-            return descending ? -order : order;
-          });
-          draw();
+
+  // The report's tables sort by any column: numbers by value, "—" last, text as text.
+  function number(text) {
+    const m = /^\\s*([+-]?)(\\d[\\d,]*(?:\\.\\d+)?)/.exec(text);
+    return m ? Number((m[1] + m[2]).replace(/,/g, "")) : null;
+  }
+  function compare(a, b) {
+    const x = number(a), y = number(b);
+    if (x !== null && y !== null) return x - y;
+    if (x !== null || y !== null) return x === null ? 1 : -1;
+    return a < b ? -1 : (a > b ? 1 : 0);
+  }
+  document.querySelectorAll("section.report table").forEach(function (table) {
+    const body = table.tBodies[0];
+    if (!body) return;
+    const original = Array.from(body.rows);
+    const heads = Array.from(table.querySelectorAll("thead th"));
+    heads.forEach(function (th, column) {
+      th.title = "sort by this column";
+      th.addEventListener("click", function () {
+        const descending = th.classList.contains("sorted-asc");
+        heads.forEach(function (h) { h.classList.remove("sorted-asc", "sorted-desc"); });
+        th.classList.add(descending ? "sorted-desc" : "sorted-asc");
+        const rows = original.slice().sort(function (r, s) {
+          const order = compare(r.cells[column].textContent, s.cells[column].textContent);
+          return (descending ? -order : order) || original.indexOf(r) - original.indexOf(s);
         });
-        head.appendChild(th);
+        rows.forEach(function (r) { body.appendChild(r); });
       });
-      table.appendChild(head);
-      rows.forEach(function (r) {
-        const tr = el("tr");
-        columns.forEach(function (c) {
-          tr.appendChild(el("td", c.show ? c.show(r[c.key]) : r[c.key], c.text ? "text" : ""));
-        });
-        table.appendChild(tr);
-      });
+    });
+  });
+
+  // Every verdict.
+  const data = JSON.parse($("audit-data").textContent);
+  const S = data.strings, V = data.verdicts, E = data.explanations, M = data.models;
+  const table = $("v-table"), body = table.tBodies[0];
+  const controls = {cell: $("v-cell"), model: $("v-model"), verdict: $("v-verdict"), reason: $("v-reason"),
+                    uncertain: $("v-uncertain"), find: $("v-find"), size: $("v-size")};
+  let cell = null, shown = [], page = 0, size = Number(controls.size.value), sortBy = null, descending = false;
+  const opened = new Set();
+
+  function sample(i) {
+    const v = V[cell.verdict[i]], strict = cell.strict.charCodeAt(i) === 49;
+    return {
+      model: M[cell.model[i]], id: cell.ids[cell.item[i]], epoch: cell.epoch.length ? cell.epoch[i] : 1,
+      key: S[cell.keys[cell.item[i]]], answer: v[0] < 0 ? null : S[v[0]], accept: v[1] === 1, strict: strict,
+      change: v[1] === 1 && !strict ? "wrong → right" : (strict && v[1] !== 1 ? "right → wrong" : ""),
+      reason: S[v[2]], extracted: S[v[3]], uncertain: v[4].map(function (u) { return S[u]; }),
+      explanation: v[5] < 0 ? null : E[v[5]].map(function (s) { return S[s]; }),
+      labelled: cell.labelled.length > 0 && cell.labelled.charCodeAt(i) === 49,
+    };
+  }
+  const COLUMNS = [
+    ["model", "Model"], ["id", "Id"], ["epoch", "Epoch"], ["key", "Key"], ["answer", "Answer line"],
+    ["strict", "Strict"], ["rule", "Rule"], ["change", "Change"], ["reason", "Reason"],
+    ["extracted", "Extracted"], ["uncertain", "Uncertain"]];
+  function value(s, column) {
+    switch (column) {
+      case "strict": return s.strict ? "right" : "wrong";
+      case "rule": return s.accept ? "accept" : "reject";
+      case "answer": return s.answer === null ? "(no answer line)" : s.answer;
+      case "uncertain": return s.uncertain.join("; ");
+      case "epoch": return s.epoch;
+      default: return s[column];
     }
+  }
+  function columns() {
+    return COLUMNS.filter(function (c) { return c[0] !== "epoch" || cell.epoch.length; });
+  }
+  function options(select, values, all) {
+    select.textContent = "";
+    const first = el("option", all); first.value = ""; select.appendChild(first);
+    values.forEach(function (pair) { const o = el("option", pair[1]); o.value = pair[0]; select.appendChild(o); });
+  }
+  function chooseCell() {
+    cell = data.cells[Number(controls.cell.value)];
+    const models = Array.from(new Set(cell.model)).sort(function (a, b) { return a - b; });
+    options(controls.model, models.map(function (m) { return [String(m), M[m]]; }), "all");
+    const reasons = new Map();
+    cell.verdict.forEach(function (v) { reasons.set(V[v][2], (reasons.get(V[v][2]) || 0) + 1); });
+    const listed = Array.from(reasons.keys()).sort(function (a, b) { return S[a] < S[b] ? -1 : 1; });
+    options(controls.reason, listed.map(function (r) {
+      return [String(r), (S[r] || "(accepted)") + " (" + reasons.get(r) + ")"];
+    }), "all");
+    sortBy = null; opened.clear();
+    const head = table.tHead.rows[0];
+    head.textContent = "";
+    columns().forEach(function (c) {
+      const th = el("th", c[1]);
+      th.dataset.column = c[0];
+      th.title = "sort by this column";
+      th.addEventListener("click", function () {
+        descending = sortBy === c[0] ? !descending : false;
+        sortBy = c[0];
+        filter();
+      });
+      head.appendChild(th);
+    });
+    filter();
+  }
+  function filter() {
+    const model = controls.model.value, verdict = controls.verdict.value, reason = controls.reason.value;
+    const uncertain = controls.uncertain.checked, find = controls.find.value.trim().toLowerCase();
+    shown = [];
+    for (let i = 0; i < cell.verdict.length; i++) {
+      const v = V[cell.verdict[i]], strict = cell.strict.charCodeAt(i) === 49, accept = v[1] === 1;
+      if (model && cell.model[i] !== Number(model)) continue;
+      if (verdict === "accept" && !accept) continue;
+      if (verdict === "reject" && accept) continue;
+      if (verdict === "up" && !(accept && !strict)) continue;
+      if (verdict === "down" && !(strict && !accept)) continue;
+      if (verdict === "same" && accept !== strict) continue;
+      if (reason && v[2] !== Number(reason)) continue;
+      if (uncertain && !v[4].length) continue;
+      if (find && cell.ids[cell.item[i]].toLowerCase().indexOf(find) < 0 &&
+          (v[0] < 0 || S[v[0]].toLowerCase().indexOf(find) < 0)) continue;
+      shown.push(i);
+    }
+    if (sortBy !== null) {
+      const keyed = shown.map(function (i) { return [value(sample(i), sortBy), i]; });
+      const numeric = sortBy === "epoch";
+      keyed.sort(function (a, b) {
+        const order = numeric ? a[0] - b[0] : (a[0] < b[0] ? -1 : (a[0] > b[0] ? 1 : 0));
+        return (descending ? -order : order) || a[1] - b[1];
+      });
+      shown = keyed.map(function (k) { return k[1]; });
+    }
+    page = 0;
     draw();
   }
-  sortable(document.getElementById("summary"), [
-    {key: "cell", label: "Cell", text: true}, {key: "rule", label: "Rule", text: true},
-    {key: "keys", label: "Keys"}, {key: "items", label: "Items"},
-    {key: "baseline", label: "Baseline before → after"}, {key: "mean", label: "Mean accuracy before → after"},
-    {key: "flips_up", label: "Wrong→right"}, {key: "flips_down", label: "Right→wrong"},
-    {key: "uncertain", label: "Uncertain"}], data.summary);
-  sortable(document.getElementById("leaderboard"), [
-    {key: "model", label: "Model", text: true}, {key: "before", label: "Overall before", show: percent},
-    {key: "after", label: "Overall after", show: percent}, {key: "change", label: "Change", show: points},
-    {key: "low", label: "Interval low", show: points}, {key: "high", label: "Interval high", show: points},
-    {key: "rank_before", label: "Rank before"}, {key: "rank_after", label: "Rank after"}], data.leaderboard);
-  sortable(document.getElementById("models"), [
-    {key: "model", label: "Model", text: true}, {key: "cell", label: "Cell", text: true},
-    {key: "n", label: "N"}, {key: "before", label: "Strict", show: percent},
-    {key: "after", label: "Rule", show: percent}, {key: "flips_up", label: "Wrong→right"},
-    {key: "flips_down", label: "Right→wrong"}, {key: "uncertain", label: "Uncertain"}], data.models);
-
-  const filters = {model: document.getElementById("f-model"), cell: document.getElementById("f-cell"),
-                   reason: document.getElementById("f-reason")};
-  function options(select, values) {
-    select.appendChild(el("option", "all"));
-    values.forEach(function (v) { select.appendChild(el("option", v)); });
+  function detail(s, span) {
+    const row = el("tr", null, "detail"), td = el("td");
+    td.colSpan = span;
+    td.appendChild(el("div", "key: " + s.key));
+    td.appendChild(el("div", s.answer === null ? "(no answer line)" : "answer: " + s.answer, "answer"));
+    td.appendChild(el("div", "strict: " + (s.strict ? "right" : "wrong") + " · rule: " + (s.accept ? "accept" : "reject") +
+      (s.reason ? " (" + s.reason + ")" : "") + (s.labelled ? " · labelled by a person" : "")));
+    if (s.uncertain.length) td.appendChild(el("div", "uncertain: " + s.uncertain.join("; "), "muted"));
+    td.appendChild(el("pre", s.explanation === null ? "(no answer line to read)" : s.explanation.join("\\n"), "explain"));
+    row.appendChild(td);
+    return row;
   }
-  function distinct(field) {
-    return Array.from(new Set(data.items.map(function (i) { return i[field] || "(accepted)"; }))).sort();
-  }
-  options(filters.model, distinct("model"));
-  options(filters.cell, distinct("cell"));
-  options(filters.reason, distinct("reason"));
-  const list = document.getElementById("items");
-  function drawItems() {
-    list.textContent = "";
-    let shown = 0;
-    data.items.forEach(function (item) {
-      const reason = item.reason || "(accepted)";
-      if (filters.model.value !== "all" && item.model !== filters.model.value) return;
-      if (filters.cell.value !== "all" && item.cell !== filters.cell.value) return;
-      if (filters.reason.value !== "all" && reason !== filters.reason.value) return;
-      if (document.getElementById("f-uncertain").checked && !item.uncertain.length) return;
-      shown++;
-      const box = el("details", null, "item");
-      const flags = [item.flip, item.uncertain.length ? "uncertain" : ""].filter(Boolean).join(" · ");
-      box.appendChild(el("summary", item.model + " · " + item.id + " · " + item.cell + " · " +
-        item.verdict + (item.reason ? " (" + item.reason + ")" : "") + (flags ? " · " + flags : "")));
-      box.appendChild(el("div", "key: " + item.key, "muted"));
-      box.appendChild(el("div", item.answer_line === null ? "(no answer line)" : item.answer_line, "answer"));
-      box.appendChild(el("div", "extracted: " + JSON.stringify(item.extracted)));
-      const claims = el("ul");
-      item.claims.forEach(function (c) { claims.appendChild(el("li", c)); });
-      box.appendChild(el("div", "claims (" + item.claims.length + "):"));
-      box.appendChild(claims);
-      box.appendChild(el("div", "verdict: " + item.verdict + (item.reason ? ": " + item.reason : "")));
-      if (item.uncertain.length) box.appendChild(el("div", "uncertain: " + item.uncertain.join("; "), "muted"));
-      list.appendChild(box);
+  function draw() {
+    const pages = Math.max(1, Math.ceil(shown.length / size));
+    page = Math.min(Math.max(page, 0), pages - 1);
+    body.textContent = "";
+    const cols = columns();
+    shown.slice(page * size, (page + 1) * size).forEach(function (i) {
+      const s = sample(i), tr = el("tr", null, "row");
+      tr.tabIndex = 0;
+      tr.dataset.index = String(i);
+      cols.forEach(function (c) {
+        const td = el("td", value(s, c[0]), c[0]);
+        if (c[0] === "rule") td.className = s.accept ? "accept" : "reject";
+        if (c[0] === "key") td.title = s.key;
+        tr.appendChild(td);
+      });
+      function toggle() {
+        if (opened.has(i)) opened.delete(i); else opened.add(i);
+        draw();
+      }
+      tr.addEventListener("click", toggle);
+      tr.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); } });
+      body.appendChild(tr);
+      if (opened.has(i)) { tr.classList.add("open"); body.appendChild(detail(s, cols.length)); }
     });
-    document.getElementById("f-count").textContent = shown + " of " + data.items.length + " shown";
+    table.tHead.querySelectorAll("th").forEach(function (th) {
+      th.classList.toggle("sorted-asc", th.dataset.column === sortBy && !descending);
+      th.classList.toggle("sorted-desc", th.dataset.column === sortBy && descending);
+    });
+    const first = shown.length ? page * size + 1 : 0, last = Math.min(shown.length, (page + 1) * size);
+    $("v-count").textContent = shown.length + " of " + cell.verdict.length + " shown";
+    $("v-page").textContent = "page " + (page + 1) + " of " + pages + " (rows " + first + "–" + last + ")";
   }
-  [filters.model, filters.cell, filters.reason, document.getElementById("f-uncertain")].forEach(function (f) {
-    f.addEventListener("change", drawItems);
+  data.cells.forEach(function (c, n) {
+    const o = el("option", c.name + " (" + c.verdict.length + ")"); o.value = String(n); controls.cell.appendChild(o);
   });
-  drawItems();
+  controls.cell.addEventListener("change", chooseCell);
+  [controls.model, controls.verdict, controls.reason, controls.uncertain].forEach(function (c) {
+    c.addEventListener("change", filter);
+  });
+  controls.find.addEventListener("input", filter);
+  controls.size.addEventListener("change", function () {  // the first row shown stays in view
+    const first = page * size;
+    size = Number(controls.size.value);
+    page = Math.floor(first / size);
+    draw();
+  });
+  $("v-first").addEventListener("click", function () { page = 0; draw(); });
+  $("v-prev").addEventListener("click", function () { page -= 1; draw(); });
+  $("v-next").addEventListener("click", function () { page += 1; draw(); });
+  $("v-last").addEventListener("click", function () { page = Infinity; draw(); });
+  if (data.cells.length) chooseCell(); else $("verdicts").hidden = true;
+  document.body.dataset.ready = "1";
+  performance.mark("keyaudit-ready");  // bench/html_page.py reads when the page was ready
 })();
-</script>
-</body>
-</html>
 """

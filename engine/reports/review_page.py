@@ -3,55 +3,53 @@
 ``keyaudit review … --html FILE`` writes it beside (or instead of) the JSONL/CSV queue. The page
 holds the same records as the JSONL (:func:`~keyaudit.engine.reports.review_file.review_jsonl`),
 shows one row per verdict to check, and lets the reviewer label each row accept / reject / skip
-with a note, by mouse or keyboard (j/k move, a/r/s label, n edits the note). Labels stay in the
-browser's local storage (keyed by a hash of the records, so two queues never mix) across reloads;
-"Download adjudications" writes the JSONL that ``check --adjudications`` reads — the records as
-written, with ``accept`` (true / false, or null for skipped and unlabelled rows) and ``note``.
+with a note, by mouse or keyboard (j/k move, a/r/s label, n edits the note). "Download
+adjudications" writes the JSONL that ``check --adjudications`` reads — the records as written,
+with ``accept`` (true / false, or null for skipped and unlabelled rows) and ``note``; "Load
+labels" reads such a file back (every row must be one of this queue's), to go on later.
+
+Labels live in the page only, never in the browser's storage: every page opened from disk shares
+one ``localStorage`` (one origin, ``file://``), so any other downloaded page could read and
+rewrite labels kept there, and the adjudications would carry labels nobody gave. Leaving the page
+with labels not downloaded asks first.
 
 Safety: the records travel as JSON inside a ``<script type="application/json">`` block with
 ``<``, ``>`` and ``&`` escaped (so no answer text can close the block), and the page puts every
 text into the document with ``textContent``, never as HTML: a response holding ``<script>``
-shows those characters. No network, no CDN: inline CSS and JS; it opens from disk. The same
-queue gives the same bytes (nothing time- or machine-dependent is written).
+shows those characters; a Content-Security-Policy lets the page's own script run and no other.
+No network, no CDN: inline CSS and JS; it opens from disk. The same queue gives the same bytes
+(nothing time- or machine-dependent is written).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
 
+from .markup import csp, escape_text, fill, script_json
 from .review_file import review_jsonl
 
-__all__ = ["escape_text", "review_html", "script_json"]
-
-
-def script_json(value: Any, sort_keys: bool = False) -> str:
-    """JSON safe inside a <script> element: no '<', '>' or '&' can end it or start a tag.
-    Shared by every page keyaudit writes (this one and the audit page)."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=sort_keys)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+__all__ = ["review_html"]
 
 
 def review_html(rows: Sequence[Any], title: str = "keyaudit review") -> str:
     """The page for ``rows`` (what ``review_queue`` returns)."""
-    jsonl = review_jsonl(rows)
-    records = [json.loads(line) for line in jsonl.splitlines()]
-    digest = hashlib.sha256(jsonl.encode("utf-8")).hexdigest()[:16]
-    data = script_json({"records": records, "queue": digest})
-    return _PAGE.replace("{{TITLE}}", escape_text(title)).replace("{{DATA}}", data)
-
-
-def escape_text(text: str) -> str:
-    """Text for an HTML element or attribute."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    # JSON Lines end at "\n" only: an answer may hold U+2028, U+2029 or U+0085, which
+    # json.dumps writes as they are and str.splitlines would take for line ends.
+    records = [json.loads(line) for line in review_jsonl(rows).split("\n") if line]
+    return fill(
+        _PAGE,
+        {"CSP": csp(_SCRIPT), "TITLE": escape_text(title),
+         "DATA": script_json({"records": records}), "SCRIPT": _SCRIPT},
+    )
 
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{CSP}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{TITLE}}</title>
 <style>
@@ -76,6 +74,7 @@ main { padding: 8px 16px 64px; }
 .controls { display: flex; gap: 8px; align-items: center; margin-top: 6px; }
 .controls input { flex: 1; font: inherit; padding: 3px 6px; }
 .help { color: #57606a; font-size: 12px; }
+.load input { font-size: 12px; }
 </style>
 </head>
 <body>
@@ -83,24 +82,32 @@ main { padding: 8px 16px 64px; }
   <h1>{{TITLE}}</h1>
   <span id="progress"></span>
   <button id="download">Download adjudications</button>
+  <label class="load">Load labels <input type="file" id="load" accept=".jsonl,application/x-ndjson,application/json"></label>
+  <span id="loaded" class="help"></span>
   <span class="help">j/k: next/previous · a: accept · r: reject · s: skip · n: note</span>
 </header>
 <main id="rows"></main>
 <script type="application/json" id="queue">{{DATA}}</script>
-<script>
+<script>{{SCRIPT}}</script>
+</body>
+</html>
+"""
+
+_SCRIPT = """
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("queue").textContent);
   const records = data.records;
-  const storeKey = "keyaudit-review:" + data.queue;
+  // Labels live in this page only: never in localStorage, which every page opened from disk
+  // shares (see the module docstring). unsaved: labelled since the last download or load.
   let labels = {};
-  try { labels = JSON.parse(localStorage.getItem(storeKey) || "{}") || {}; } catch (e) { labels = {}; }
+  let unsaved = false;
   let current = 0;
   const rowsEl = document.getElementById("rows");
   const rowEls = [];
 
   function save() {
-    try { localStorage.setItem(storeKey, JSON.stringify(labels)); } catch (e) { /* private mode */ }
+    unsaved = true;
     progress();
   }
   function progress() {
@@ -205,11 +212,54 @@ main { padding: 8px 16px 64px; }
     document.body.appendChild(link);
     link.click();
     link.remove();
+    unsaved = false;
+  });
+  // Load labels: a file this page (or review --out) wrote, every row one of this queue's.
+  function identity(r) { return JSON.stringify([r.id, r.model, r.epoch === undefined || r.epoch === null ? 1 : r.epoch]); }
+  const index = new Map(records.map(function (r, i) { return [identity(r), i]; }));
+  function readLabels(text) {
+    const found = {};
+    const lines = text.split("\\n");
+    for (let n = 0; n < lines.length; n++) {
+      const line = lines[n].replace(/\\r$/, "");
+      if (!line.trim()) continue;
+      let row;
+      try { row = JSON.parse(line); } catch (e) { throw new Error("line " + (n + 1) + ": not JSON"); }
+      const i = row && typeof row === "object" ? index.get(identity(row)) : undefined;
+      if (i === undefined) throw new Error("line " + (n + 1) + ": not a row of this queue");
+      if (row.accept !== true && row.accept !== false && row.accept !== null && row.accept !== undefined) {
+        throw new Error("line " + (n + 1) + ": accept must be true, false or null");
+      }
+      if (row.note !== undefined && row.note !== null && typeof row.note !== "string") {
+        throw new Error("line " + (n + 1) + ": note must be text");
+      }
+      found[i] = {label: row.accept === true ? "accept" : (row.accept === false ? "reject" : undefined),
+                  note: row.note || ""};
+    }
+    return found;
+  }
+  document.getElementById("load").addEventListener("change", function (event) {
+    const file = event.target.files && event.target.files[0];
+    if (!file) return;
+    const shown = document.getElementById("loaded");
+    file.text().then(function (text) {
+      let found;
+      try { found = readLabels(text); } catch (e) { shown.textContent = file.name + ": " + e.message + "; nothing loaded"; return; }
+      labels = found;
+      rowEls.forEach(function (row, i) {
+        paint(i);
+        row.querySelector("input").value = (labels[i] && labels[i].note) || "";
+      });
+      unsaved = false;
+      progress();
+      shown.textContent = "labels loaded from " + file.name;
+    });
+    event.target.value = "";
+  });
+  window.addEventListener("beforeunload", function (event) {
+    if (unsaved) { event.preventDefault(); event.returnValue = ""; }
   });
   if (records.length) select(0);
   progress();
 })();
-</script>
-</body>
-</html>
 """
