@@ -115,7 +115,7 @@ def test_label_download_load_and_check_reads_it(tmp_path: Path, browser, run_cli
     assert all(row["accept"] is None for row in labelled[3:]) and labelled[2]["note"] == "checked by hand"
     checked = run_cli("check", "physical_stability", "--resamples", "200", "--adjudications", str(target))
     assert checked.code == 0, checked.err
-    match = re.search(r"3 verdicts labelled by a person, (\d+) overturned", checked.out)
+    match = re.search(r"3 verdicts labelled by a person, (\d+) overturned", " ".join(checked.out.split()))
     assert match and match.group(1) == "2", checked.out[-2000:]
     # the labels live in the page: a reload starts empty, and loading the file brings them back
     page.reload()
