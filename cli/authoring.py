@@ -21,6 +21,7 @@ from keyaudit.engine.rule_language.authoring.agreement import Agreement, measure
 from keyaudit.engine.rule_language.authoring.keystructure import require_cell
 from keyaudit.engine.rule_language.authoring.scaffold import CellTest, check_domain, scaffold_rule
 from keyaudit.engine.rule_language.authoring.scaffold import test_rule as run_rule_test
+from keyaudit.engine.rule_language.authoring.stress import stress as run_stress
 from keyaudit.engine.rule_language.rules.rule import load_rule
 from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
@@ -111,11 +112,22 @@ def test_rule(
         ),
     ] = False,
     follow_links: FollowLinksOption = False,
+    stress: Annotated[
+        bool,
+        typer.Option(
+            "--stress",
+            help="Run the behavioural test matrix: answers built from the cell's keys in each "
+            "kind of wording (wrappers, restated question, contrast, conditions, corrections, "
+            "hedges, alternatives, lower case, typos, number words), each with the verdict it "
+            "must get; print agreement per kind with a failing example.",
+        ),
+    ] = False,
 ) -> None:
     """Run a rule's examples and keys check; show sample verdicts. Exit 1 if anything fails.
 
     With --cases, measure the rule on labelled cases instead of the stored responses; with
-    --explain TEXT --key KEY, show how one answer is read.
+    --explain TEXT --key KEY, show how one answer is read; with --stress, run the behavioural
+    test matrix on the cell's keys.
     """
     loaded = load_rule(resolve_rule_path(rule))
     if tree and explain is None:
@@ -128,8 +140,10 @@ def test_rule(
         if tree:
             _render_tree(scorer, explain)
         return
-    if min_agreement is not None and cases is None:
-        raise UsageError("--min-agreement needs --cases")
+    if stress and cases is not None:
+        raise UsageError("--stress and --cases are two measurements: run them one at a time")
+    if min_agreement is not None and cases is None and not stress:
+        raise UsageError("--min-agreement needs --cases or --stress")
     if card and cases is None:
         raise UsageError("--card needs --cases: the labelled set whose agreement it records")
     if min_agreement is not None and not 0 <= min_agreement <= 100:
@@ -151,6 +165,9 @@ def test_rule(
             raise typer.Exit(1)
         return
     benchmark = load_benchmark(bench_dir(bench), follow_links=follow_links)
+    if stress:
+        _run_stress(loaded, benchmark, min_agreement)
+        return
     result = run_rule_test(loaded, benchmark, per_reason)
     passed = sum(r.passed for r in result.examples)
     console.print(styled("[bold]{}[/bold] — {}", loaded.name, loaded.path), soft_wrap=True)
@@ -169,6 +186,34 @@ def test_rule(
     ok = result.passed
     console.print(styled("[green]rule OK[/green]") if ok else styled("[red]rule FAILS: see above[/red]"))
     if not ok:
+        raise typer.Exit(1)
+
+
+def _run_stress(rule, benchmark, min_agreement: float | None) -> None:
+    """``test-rule --stress``: the behavioural matrix over the keys of the rule's cells."""
+    keys = []
+    for cell in rule.cells:
+        require_cell(benchmark, cell.domain, cell.level)
+        keys += [item.answer for item in benchmark.keys_in_cell(cell.domain, cell.level)]
+    result = run_stress(Scorer(rule), keys)
+    table = FoldingTable(title=f"{rule.name}: behavioural test matrix ({result.n:,} answers)")
+    table.add_column("kind of wording")
+    table.add_column("answers", justify="right")
+    table.add_column("agreement", justify="right")
+    table.add_column("a failing answer (expected → read)")
+    for wording in result.wordings:
+        failing = ""
+        if wording.failure is not None:
+            probe, read = wording.failure
+            expected = "accept" if probe.expect else "reject"
+            failing = f"{probe.answer} ({expected} → {read})"
+        table.add_row(wording.wording, f"{wording.n:,}", pct(wording.rate), failing)
+    console.print(table)
+    for key in result.unusable_keys:
+        console.print(f"key not accepted as its own answer (no probe built): {key}", soft_wrap=True)
+    console.print(f"agreement {pct(result.rate)} over {result.n:,} answers", soft_wrap=True)
+    if min_agreement is not None and result.rate * 100 < min_agreement:
+        console.print(f"below --min-agreement {min_agreement:g}%", style="red")
         raise typer.Exit(1)
 
 

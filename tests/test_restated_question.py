@@ -26,7 +26,11 @@ def test_question_words_leave_out_placeholders_and_stop_words() -> None:
     [
         ("After removing the top block, is the stack stable? unstable, B slides off A",
          " unstable, B slides off A"),
-        ("Unstable at B/A; is the stack stable after removing the top block? No.", "Unstable at B/A;  No."),
+        ("Unstable at B/A; would the stack stay stable after removing the top block? Never.",
+         "Unstable at B/A;  Never."),
+        # a bare yes or no answers the question: the two are read together
+        ("Is the stack stable after removing the top block? No: B/A fails.",
+         "Is the stack stable after removing the top block? No: B/A fails."),
         # the model asking is not a restatement: too few of the question's words, or its own
         ("Stable?", "Stable?"),
         ("Unstable at the B/A joint?", "Unstable at the B/A joint?"),
@@ -45,9 +49,11 @@ def test_restated_sentences_are_dropped_and_nothing_else(text: str, kept: str) -
          "unstable; after removing block C, the cumulative center of mass at the joint between block B and block A lies outside its supporting base",
          "After removing the top block, is the stack stable? Unstable: B slides off A.", True),
         ("gauge_reading", "no; new value 95",
-         "Would it exceed the maximum value on the scale? No. New value: 95.", True),
+         "Would it exceed the maximum value on the scale? It does not; new value 95.", True),
         ("gauge_reading", "yes; new value 95",
-         "Would it exceed the maximum value on the scale? No. New value: 95.", False),
+         "Would it exceed the maximum value on the scale? It does not; new value 95.", False),
+        ("gear_train", "increase; direction unchanged",
+         "Increase. Would the direction change? No.", True),
     ],
 )
 def test_rules_read_the_answer_after_the_restated_question(rule, key, answer, accept) -> None:

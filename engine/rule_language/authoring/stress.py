@@ -88,11 +88,14 @@ def number_words(n: int) -> str:
 
 
 def _with_number_words(text: str) -> str | None:
-    """``text`` with each whole number below 1,000 (not part of a decimal) in words, or None."""
-    pattern = re.compile(r"(?<![\d.])(\d{1,3})(?![\d]|\.\d)")
-    if not pattern.search(text):
+    """``text`` with its first whole number below 1,000 (not part of a decimal) in words, its
+    sign as "minus", or None. Only the first: the answer's value, not a convention spelled after
+    it ("270 degrees; 0=right, 90=up")."""
+    match = re.search(r"(?<![\d.])(-?)(\d{1,3})(?![\d]|\.\d)", text)
+    if match is None:
         return None
-    return pattern.sub(lambda m: number_words(int(m.group(1))), text)
+    words = ("minus " if match.group(1) else "") + number_words(int(match.group(2)))
+    return text[: match.start()] + words + text[match.end() :]
 
 
 def _lower_labels(text: str) -> str | None:
@@ -126,7 +129,7 @@ WORDINGS: list[tuple[str, Builder, str]] = [
     ("arrow marker", lambda r, w, q: (f"→ {r}", True), "an arrow before the answer"),
     ("quoted", lambda r, w, q: (f'"{r}"', True), "quotes around the answer"),
     ("bold", lambda r, w, q: (f"**{r}**", True), "markdown bold"),
-    ("bullet", lambda r, w, q: (f"- {r}", True), "a bullet before the answer"),
+    ("bullet", lambda r, w, q: (f"• {r}", True), "a bullet before the answer"),
     ("question restated", lambda r, w, q: (f"{q} {r}", True), "the question, then the answer"),
     ("question restated, wrong", lambda r, w, q: (f"{q} {w}", False), "the question, then a wrong answer"),
     ("correction to right", lambda r, w, q: (f"{w} - no wait, {r}", True), "wrong, corrected to right"),
@@ -154,18 +157,31 @@ def _distinct_keys(keys: Sequence[str]) -> list[str]:
     return sorted(counts, key=lambda k: (-counts[k], k))[:MAX_KEYS]
 
 
+def _fields(scorer: Scorer, key: str) -> frozenset[str]:
+    """The ``[key]`` values a key sets: keys that set the same ones answer the same question
+    (fbd's direction keys and slip keys do not)."""
+    target = scorer.parse_key(key).target
+    return frozenset(name for name, value in target.items() if value is not None)
+
+
 def build_probes(scorer: Scorer, keys: Sequence[str]) -> tuple[list[Probe], list[str]]:
     """The probes for a cell's keys, and the keys that could not be used (not right for
     themselves). Each key's wrong partner is the next distinct key the rule rejects for it."""
     rule: Rule = scorer.rule
     label = rule.answer_format.label
-    question = " ".join((rule.question or "").split())
+    # the question as a model would restate it: placeholders ("force {LABEL}") as a plain word
+    # (only its sentences that ask: "Also state whether ..." is an instruction, not restated)
+    question = " ".join(re.sub(r"\{[^{}]*\}", "X", rule.question or "").split())
+    question = " ".join(re.findall(r"[^.?!]*\?", question)).strip() or question
     distinct = _distinct_keys(keys)
     usable = [k for k in distinct if scorer.score(k, f"{label} {k}", certainty=False).accept]
     unusable = [k for k in distinct if k not in usable]
     probes: list[Probe] = []
     for i, right in enumerate(usable):
+        # the wrong partner answers the same question: a key of the same template first
+        fields = _fields(scorer, right)
         others = usable[i + 1 :] + usable[:i]
+        others.sort(key=lambda o: _fields(scorer, o) != fields)
         wrong = next(
             (o for o in others if not scorer.score(right, f"{label} {o}", certainty=False).accept),
             None,
@@ -173,6 +189,8 @@ def build_probes(scorer: Scorer, keys: Sequence[str]) -> tuple[list[Probe], list
         if wrong is None:
             continue
         for name, build, _ in WORDINGS:
+            if name == "typo" and rule.answer_format.exact_words:
+                continue  # the rule asks for exact words: a typo is its own question
             built = build(right, wrong, question)
             if built is not None:
                 probes.append(Probe(name, right, f"{label} {built[0]}", built[1]))

@@ -21,7 +21,8 @@ What it does, in order, in one pass over the text:
   ``\\left`` and ``\\right`` nothing; Greek letters the letter (``\\chi`` → ``χ``, ``\\Delta`` →
   ``Δ``) and LaTeX arrows theirs (``\\downarrow`` → ``↓``), which grammars read as words; any
   other command its name as a word (``\\sin`` → ``sin``); braces of commands and math go.
-* **Answer markers**: an arrow (``→``, ``->``, ``=>``, ``⇒``, ``⟹``) that opens the answer marks
+* **Answer markers**: an arrow (``→``, ``->``, ``=>``, ``⇒``, ``⟹``) or a bullet (``•``, ``▪``,
+  ``- `` before a word, not before a number: ``- 2`` may be minus two) that opens the answer marks
   it and is dropped; arrows inside the line stay (``from 60 → 120``).
 
 Every output character records the index of the source character it came from
@@ -72,7 +73,7 @@ _FRACTIONS = frozenset({"frac", "dfrac", "tfrac", "cfrac"})
 
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 _SPACE_LIKE = frozenset("\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000")
-_OPENING_ARROW = re.compile(r"\s*(?:→|->|=>|⇒|⟹|⟶|➔|➜|➞)\s*")
+_OPENING_ARROW = re.compile(r"\s*(?:→|->|=>|⇒|⟹|⟶|➔|➜|➞|[•◦▪‣]|-(?=\s+\D))\s*")
 _COMMAND = re.compile(r"\\([A-Za-z]+|.)")
 #: Lowercase and uppercase mathematical alphanumeric blocks (U+1D400-U+1D7FF) fold by NFKC.
 _MATH_ALNUM = range(0x1D400, 0x1D800)

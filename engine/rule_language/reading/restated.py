@@ -30,6 +30,8 @@ _STOP = frozenset(
     ["the", "a", "an", "of", "to", "in", "on", "at", "by", "for", "with", "and", "or", "is", "are", "was", "were", "be", "been", "being", "it", "its", "it's", "this", "that", "these", "those", "there", "here", "what", "which", "who", "whom", "whose", "how", "where", "when", "why", "would", "will", "could", "should", "can", "does", "do", "did", "has", "have", "had", "if", "not", "no", "yes", "so", "as", "than", "then", "from", "into", "onto", "over", "under", "about", "also", "state", "whether", "your", "you", "answer"]
 )
 #: The end of the sentence before a question (the question starts after it).
+#: A bare yes or no right after a question: the answer to that question, read with it.
+_BARE_ANSWER = re.compile(r"\W*(?:yes|no|nope|yep|yeah|correct|not)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.;!?:]\s+|\s[-—–]+\s")
 
 
@@ -58,7 +60,9 @@ def drop_restated_question(text: str, words: frozenset[str]) -> str:
             opening = end.end()
         sentence = before[opening:]
         content = _content([w.lower().strip("'’-") for w in _WORD.findall(sentence)])
-        if len(content) >= MIN_WORDS and sum(w in words for w in content) >= SHARE * len(content):
+        shared = sum(w in words for w in content)
+        answered = _BARE_ANSWER.match(text, mark.end()) is not None
+        if len(content) >= MIN_WORDS and shared >= SHARE * len(content) and not answered:
             kept.append(before[:opening])
             start = mark.end()
             continue

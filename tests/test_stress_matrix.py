@@ -1,0 +1,108 @@
+"""The behavioural test matrix (issue 33, item 5): answers built from a cell's keys in each kind
+of wording, with the verdict each must get by construction (CheckList's minimum functionality,
+invariance and directional tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from keyaudit.engine.load.benchmark import load_benchmark
+from keyaudit.engine.load.locate import bundled_rule_names, example_benchmark_dir, resolve_rule_path
+from keyaudit.engine.rule_language.authoring import stress as matrix
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
+
+#: Each bundled rule's agreement on the example's keys when the matrix was built (issue 33's
+#: target is 99% for every rule; the gaps are named in the issue's closing note). A rule that
+#: falls below its figure has lost a kind of wording it read.
+FLOORS = {
+    "compass_bearing": 0.948,
+    "fbd": 0.923,
+    "gauge_reading": 0.947,
+    "gauge_reading_l4": 0.905,
+    "gear_train": 0.929,
+    "laser_mirror": 1.0,
+    "optical_illusion": 0.948,
+    "physical_stability": 0.69,
+    "physical_stability_l4": 0.949,
+    "projectile_motion": 0.92,
+    "surface_topology_l4": 0.96,
+}
+
+
+@pytest.fixture(scope="module")
+def example():
+    return load_benchmark(example_benchmark_dir())
+
+
+def cell_keys(rule, benchmark) -> list[str]:
+    return [k.answer for c in rule.cells for k in benchmark.keys_in_cell(c.domain, c.level)]
+
+
+def test_every_bundled_rule_has_a_floor() -> None:
+    assert set(FLOORS) == set(bundled_rule_names())
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_bundled_rules_keep_their_matrix_figure(name: str, example) -> None:
+    rule = load_rule(resolve_rule_path(name))
+    result = matrix.stress(Scorer(rule), cell_keys(rule, example))
+    assert result.n >= 50 and not result.unusable_keys
+    assert {w.wording for w in result.wordings} >= {"plain right", "plain wrong", "hedge", "alternative"}
+    assert result.rate >= FLOORS[name] - 1e-9, [(w.wording, w.rate) for w in result.wordings if w.rate < 1]
+
+
+def test_the_matrix_is_the_same_on_every_run(example) -> None:
+    rule = load_rule(resolve_rule_path("gear_train"))
+    first, _ = matrix.build_probes(Scorer(rule), cell_keys(rule, example))
+    again, _ = matrix.build_probes(Scorer(rule), list(reversed(cell_keys(rule, example))))
+    assert first == again
+
+
+def test_a_wrong_partner_answers_the_same_question(example) -> None:
+    rule = load_rule(resolve_rule_path("fbd"))
+    probes, _ = matrix.build_probes(Scorer(rule), cell_keys(rule, example))
+    for probe in probes:
+        if probe.wording == "plain wrong" and probe.key in ("yes", "no"):
+            assert probe.answer.removeprefix("ANSWER: ") in ("yes", "no")
+        elif probe.wording == "plain wrong":
+            assert "degrees" in probe.answer
+
+
+def test_a_failing_kind_is_reported_with_an_example(example) -> None:
+    rule = load_rule(resolve_rule_path("physical_stability"))
+    result = matrix.stress(Scorer(rule), cell_keys(rule, example))
+    asked = next(w for w in result.wordings if w.wording == "question mark")
+    assert asked.rate < 1 and asked.failure is not None
+    probe, read = asked.failure
+    assert probe.answer.endswith("?") and probe.expect is False and read == "accepted"
+    assert next(w for w in result.wordings if w.wording == "hedge").rate == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [("45", "forty-five"), ("253", "two hundred fifty-three"), ("100", "one hundred"), ("7", "seven")],
+)
+def test_number_words(text: str, words: str) -> None:
+    assert matrix.number_words(int(text)) == words
+
+
+def test_probe_transformations() -> None:
+    assert matrix._with_number_words("-4; orientable") == "minus four; orientable"
+    assert matrix._with_number_words("downward (270 degrees; 0=right, 90=up)") == (
+        "downward (two hundred seventy degrees; 0=right, 90=up)"
+    )
+    assert matrix._with_number_words("clears; by 2.6 m") is None
+    assert matrix._lower_labels("joint between block B and block A") == "joint between block b and block A"
+    assert matrix._typo("decrease; direction unchanged") == "decrease; diretcion unchanged"
+
+
+def test_stress_on_the_command_line(run_cli) -> None:
+    result = run_cli("test-rule", "gear_train", "--stress")
+    assert result.code == 0, result.err
+    assert "behavioural test matrix" in result.out and "correction to right" in result.out
+    failing = run_cli("test-rule", "physical_stability", "--stress", "--min-agreement", "99")
+    assert failing.code == 1
+    assert "below --min-agreement 99%" in failing.out
+    refused = run_cli("test-rule", "gear_train", "--stress", "--cases", "x.jsonl")
+    assert refused.code == 2
