@@ -25,6 +25,7 @@ from rich.text import Text
 
 from keyaudit.engine.errors import KeyauditError, UsageError
 from keyaudit.engine.load.output_file import write_output
+from keyaudit.engine.reports.findings import NO_LEVEL
 from keyaudit.engine.reports.formatting import (
     accuracy_span,
     bounds_cells,
@@ -70,8 +71,6 @@ MAX_RESAMPLES = 1_000_000
 MAX_SEED = 2**64 - 1
 
 
-#: The lower "level" of a one-level ``--levels L``: below every real level (ids give levels >= 0).
-NO_LEVEL = -1
 
 
 def parse_levels(text: str) -> tuple[int, int]:
@@ -84,7 +83,7 @@ def parse_levels(text: str) -> tuple[int, int]:
         raise UsageError(f"--levels must be one level or two, like 5 or 4,5, got {text!r}") from None
     if len(values) == 1:
         # one level: compared with NO_LEVEL, which no cell has, so no domain is paired and the
-        # reports give before -> after only (engine/reports/markdown_report.no_level_pairs)
+        # reports give before -> after only (engine/reports/design_text.no_level_pairs)
         return NO_LEVEL, values[0]
     if len(values) != 2:
         raise UsageError(f"--levels must be one level or two, like 5 or 4,5, got {text!r}")
@@ -723,16 +722,16 @@ def _render_worked(out: Console, audit: Audit) -> None:
 
 
 def _render_aggregates(out: Console, audit: Audit) -> None:
-    from keyaudit.engine.reports.extraction_text import closing_sentences, correction_table
     from keyaudit.engine.reports.markdown_report import verdict_sentence
 
     if not audit.aggregates:
         return
-    from keyaudit.engine.reports.markdown_report import no_level_pairs
+    from keyaudit.engine.reports.design_text import no_level_pairs
 
     if (sentence := no_level_pairs(audit)) is not None:
         section(out, "Effect on aggregates")
         out.print(sentence, markup=False, soft_wrap=True)
+        _render_extraction_error(out, audit)
         return
     lo, hi = audit.settings.levels
     conf = f"{100 * audit.settings.confidence:g}%"
@@ -802,6 +801,14 @@ def _render_aggregates(out: Console, audit: Audit) -> None:
             table.add_row(a.model, str(a.bounds.n_uncertain), *bounds_cells(a.bounds))
         out.print(table)
     out.print(verdict_sentence(audit), markup=False)
+    _render_extraction_error(out, audit)
+
+
+def _render_extraction_error(out: Console, audit: Audit) -> None:
+    """The rule's own misreadings: the corrected figures and the closing sentences (one level
+    or two: the adjudications' counts and rates are said here either way)."""
+    from keyaudit.engine.reports.extraction_text import closing_sentences, correction_table
+
     section(out, "Extraction error: the rule's own misreadings")
     header, rows = correction_table(audit)
     if rows:

@@ -41,6 +41,7 @@ from .load.response_table import ResponseTable
 from .profiling import mark
 from .proof_cache import Proved, proof_key, read_proof, write_proof
 from .reports.findings import (
+    NO_LEVEL,
     Audit,
     Bounds,
     CellAudit,
@@ -280,6 +281,11 @@ def run_audit(
 
     _check_cells_disjoint(rules)
     settings = replace(settings, epochs=benchmark.epochs)  # the policy the responses were loaded with
+    levels = sorted({level for _, level in benchmark.cells()})
+    if len(levels) == 1 and settings.hi != levels[0]:
+        # a benchmark of one level: its level is the one the reports speak of (its Raw, its
+        # corrected accuracies), never the default L4/L5 it does not have
+        settings = replace(settings, levels=(NO_LEVEL, levels[0]))
     scorers = list(scorers) if scorers is not None else [Scorer(rule) for rule in rules]
     if proofs is None:
         proofs = prove_rules(benchmark, rules, scorers, jobs)
@@ -708,7 +714,7 @@ METHOD = (
     " rate fa and false-reject rate fr as measured on the adjudicated random sample (e/m: with no"
     " misreading observed the figure is the uncorrected one); labelled verdicts count as labelled. Intervals: the image-cluster bootstrap"
     " redrawing every rate from its Jeffreys posterior Beta(e+1/2, m-e+1/2) in each replicate"
-    " (L5-L4); the rate draws alone for accuracies and their before->after change"
+    " (L(hi)-L(lo), with two levels); the rate draws alone for accuracies and their before->after change"
 )
 
 

@@ -239,3 +239,45 @@ def test_cell_codes_count_or_sort_to_the_same_cells():
         np.testing.assert_array_equal(at, expected_at.reshape(-1))
     codes, at = aggregate._counted_cells(missing, 7 * 3 * 3)
     np.testing.assert_array_equal(codes[at], missing)
+
+
+def _scored(before: dict[str, int], after: dict[str, int], n: int = 10) -> list[ItemOutcome]:
+    """One cell of ``n`` images; each model right on its first ``before[m]`` / ``after[m]``."""
+    return [
+        ItemOutcome(m, "d", 1, f"d-{i}", 1, int(i < before[m]), int(i < after[m]))
+        for m in before
+        for i in range(n)
+    ]
+
+
+def _sentences(items) -> tuple[str, list[str], list[tuple[str, str, str]]]:
+    from types import SimpleNamespace
+
+    from keyaudit.engine.reports.design_text import flip_sentences, tau_sentence
+
+    stats = before_after(items, {("d", 1): 0.0}, {("d", 1): 0.0}, resamples=200, seed=1)
+    audit = SimpleNamespace(design=stats)
+    return tau_sentence(audit), flip_sentences(audit), [(f.ahead, f.behind, f.change) for f in stats.flips]
+
+
+def test_ties_are_named_as_ties_and_a_broken_tie_is_a_change_of_order() -> None:
+    """Issue 34, item 4: a tie before the rule that becomes an order is a change of order (the
+    old flips needed a strict order on both sides), an order that becomes a tie is one too, and
+    τ-b says how many pairs were tied (it counted them silently)."""
+    tau, flips, pairs = _sentences(_scored({"a": 3, "b": 3, "c": 5}, {"a": 6, "b": 4, "c": 6}))
+    assert pairs == [("a", "b", "tie broken"), ("c", "a", "now tied")]
+    assert "with ties (1 of the 3 pairs tied before and 1 of the 3 pairs tied after" in tau
+    assert any(s.startswith("a, tied with b before, now leads it by +20.00 pp") for s in flips)
+    assert "c, ahead of a before, is tied with it after the rules." in flips
+
+
+def test_all_tied_on_one_side_is_said_so_not_fewer_than_two_models() -> None:
+    tau, flips, pairs = _sentences(_scored({"a": 0, "b": 0, "c": 0}, {"a": 7, "b": 5, "c": 2}))
+    assert tau.startswith("All 3 models are tied before the rules (overall 0.00%)")
+    assert "after them the order is a 70.00%, b 50.00%, c 20.00%" in tau
+    assert sorted(pairs) == [("a", "b", "tie broken"), ("a", "c", "tie broken"), ("b", "c", "tie broken")]
+    tau, flips, pairs = _sentences(_scored({"a": 4, "b": 4}, {"a": 4, "b": 4}))
+    assert tau.startswith("All 2 models are tied both before and after the rules") and pairs == []
+    assert flips == ["No pair of models changes order between strict scoring and the rules."]
+    tau, _, _ = _sentences(_scored({"a": 4}, {"a": 5}))
+    assert "fewer than two models" in tau

@@ -80,3 +80,89 @@ def test_observed_misreadings_move_the_estimate_by_rogan_gladen(
         assert corrected["estimate"] == pytest.approx(expected, abs=1e-12), model["model"]
         assert corrected["estimate"] != model["structured"]
         assert corrected["low"] <= corrected["estimate"] <= corrected["high"]
+
+
+@pytest.fixture(scope="module")
+def one_level_reports(one_level, tmp_path_factory) -> dict:
+    """``check`` of the one-level benchmark with 50 adjudicated verdicts (none overturned):
+    terminal, Markdown, JSON and HTML."""
+    from typer.testing import CliRunner
+
+    from keyaudit.cli.app import app
+
+    bench, rule = one_level
+    out = tmp_path_factory.mktemp("one-level-reports")
+
+    def run(*args: str) -> str:  # (run_cli is per test; this fixture is per module)
+        result = CliRunner().invoke(app, list(args))
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    run("review", str(rule), "--bench", str(bench), "--out", str(out / "q.jsonl"), "--sample", "50")
+    rows = [json.loads(line) for line in (out / "q.jsonl").read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row["accept"] = row["verdict"] == "accept"
+    (out / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    terminal = run(
+        "check", str(rule), "--bench", str(bench), "--resamples", RESAMPLES,
+        "--adjudications", str(out / "labels.jsonl"), "--json", str(out / "a.json"),
+        "--markdown", str(out / "a.md"), "--html", str(out / "a.html"),
+    )
+    return {
+        "terminal": " ".join(terminal.split()),
+        "markdown": " ".join((out / "a.md").read_text(encoding="utf-8").split()),
+        "json": json.loads((out / "a.json").read_text(encoding="utf-8")),
+        "html": (out / "a.html").read_text(encoding="utf-8"),
+    }
+
+
+def test_a_one_level_report_names_the_ties_before_and_the_order_they_became(one_level_reports) -> None:
+    """Strict scoring gives all three models 0%: the reports say they are tied (the old ones:
+    'undefined (fewer than two models)' with three models), and each pair the rule puts in order
+    is a change of order (the old ones: 'No pair of models changes order')."""
+    tied = "All 3 models are tied before the rules (overall -33.33%), so Kendall's τ-b, which compares two orders, is undefined; after them the order is Ohm Large"
+    pairs = (
+        "Ohm Large, tied with Amp Mini before, now leads it by",
+        "Volt 7B, tied with Amp Mini before, now leads it by",
+        "Ohm Large, tied with Volt 7B before, now leads it by",
+    )
+    html = " ".join(one_level_reports["html"].split())
+    for name in ("terminal", "markdown"):
+        text = one_level_reports[name]
+        assert tied in text, name
+        assert all(pair in text for pair in pairs), name
+        assert "fewer than two models" not in text and "No pair of models changes order" not in text
+    assert tied in html and all(pair in html for pair in pairs)
+    flips = one_level_reports["json"]["before_after"]["flips"]
+    assert [(f["ahead"], f["behind"], f["change"], f["significant"]) for f in flips] == [
+        ("Ohm Large", "Amp Mini", "tie broken", True),
+        ("Volt 7B", "Amp Mini", "tie broken", True),
+        ("Ohm Large", "Volt 7B", "tie broken", True),
+    ]
+
+
+def test_a_one_level_report_speaks_of_its_own_level_everywhere(one_level_reports) -> None:
+    """No L5−L4, no Raw L5, no L4-to-L5 sentence where the benchmark has one level (L1); the
+    adjudications' counts and the rule's error rates are in the terminal and the Markdown too,
+    not only in the JSON, and the JSON's statements are those sentences word for word."""
+    data = one_level_reports["json"]
+    statements = data["statements"]
+    assert statements["verdicts_by_error"] is None
+    assert statements["verdict_changes"].startswith("This benchmark has one level (L1)")
+    texts = {
+        "terminal": one_level_reports["terminal"],
+        "markdown": one_level_reports["markdown"],
+        "statements": json.dumps(statements, ensure_ascii=False),
+        "html": one_level_reports["html"],
+    }
+    for name, text in texts.items():
+        for level_word in ("L5", "L4", "Raw L"):
+            assert level_word not in text, (name, level_word)
+    assert data["settings"]["levels"][1] == 1
+    for name in ("terminal", "markdown"):
+        text = texts[name]
+        assert "50 verdicts labelled by a person, 0 overturned the rule" in text, name
+        assert "false-accept rate (truly wrong answers it accepts) 0 of" in text, name
+        assert "Model order by mean accuracy over its L1 cells after the rule, corrected: Ohm Large 73.67%" in text
+        for sentence in statements["closing"]:
+            assert " ".join(sentence.split()).replace("`", "") in text.replace("`", ""), (name, sentence)

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from ..stats.extraction_error import RATES
 from .card_text import card_quote
-from .findings import Audit, MisreadingRate, RuleErrorRates
+from .design_text import one_level
+from .findings import Audit, MisreadingRate, RuleErrorRates, Span
 from .formatting import Show, as_is, pct, pp
 
 
@@ -82,13 +83,17 @@ def extraction_sentences(audit: Audit, show: Show = as_is) -> list[str]:
             + "."
         ]
     lines = [_rule_sentence(rule, audit, show) for rule in x.rules]
+    difference = (
+        "" if one_level(audit)
+        else f"{_levels(audit)} by the image-cluster bootstrap redrawing every rate in each replicate, "
+    )
     lines.append(
         f"{x.n_ruled - x.n_unlabelled:,} of {x.n_ruled:,} rule verdicts are labelled (a label is"
         " the truth); the corrected figures re-estimate, per cell, how many of the unlabelled ones"
-        " are truly right from the rule's misreading rates (Rogan–Gladen), and their intervals"
-        f" carry the rates' uncertainty: {_levels(audit)} by the image-cluster"
-        " bootstrap redrawing every rate in each replicate, accuracies and their before→after"
-        " change by the rates' draws alone (the stored responses are not resampled)."
+        " are truly right from the rule's misreading rates (Rogan–Gladen; with none misread in the"
+        " sample, a figure stays as it is and only its interval widens), and their intervals carry"
+        f" the rates' uncertainty: {difference}accuracies and their before→after change by the"
+        " rates' draws alone (the stored responses are not resampled)."
     )
     return lines
 
@@ -119,6 +124,12 @@ def uncertainty_sentence(audit: Audit, show: Show = as_is) -> str:
     tail = (
         f" Misreadings the signals do not mark are the extraction error ({measured})."
     )
+    if one_level(audit):
+        return (
+            head
+            + " Each model's accuracy with every one of them wrong … right is its 'Could be' range."
+            + tail
+        )
     if not could:
         return (
             head
@@ -143,8 +154,11 @@ def _unmeasured_note(audit: Audit, show: Show) -> str:
     )
 
 
-def error_verdict_sentence(audit: Audit, show: Show = as_is) -> str:
-    """Whether a significance verdict could change within the measured extraction error."""
+def error_verdict_sentence(audit: Audit, show: Show = as_is) -> str | None:
+    """Whether a significance verdict could change within the measured extraction error
+    (``None`` with one level: there is no such verdict)."""
+    if one_level(audit):
+        return None
     levels = _levels(audit)
     if audit.extraction is None:
         return (
@@ -174,16 +188,18 @@ def order_sentence(audit: Audit, show: Show = as_is) -> str:
     """The model order by corrected Raw L(hi), and which adjacent models could swap."""
     x = audit.extraction
     hi = audit.settings.hi
+    # with one level its accuracy is the model's mean over the level's cells: no "Raw L5"
+    what = f"mean accuracy over its L{hi} cells" if one_level(audit) else f"Raw L{hi}"
     if x is None:
         return (
-            f"Whether the model order by Raw L{hi} after the rule could change by extraction error"
+            f"Whether the model order by {what} after the rule could change by extraction error"
             " is not known: the error is unmeasured on these responses."
         )
     raw = {a.model: a.correction.raw_after.estimate for a in audit.aggregates if a.correction}
     order = ", ".join(f"{show(m)} {pct(raw[m])}" for m in x.order if m in raw)
     if not x.could_swap:
         return (
-            f"Model order by Raw L{hi} after the rule, corrected: {order}. No adjacent pair could"
+            f"Model order by {what} after the rule, corrected: {order}. No adjacent pair could"
             " swap within the measured extraction error." + _unmeasured_note(audit, show)
         )
     pairs = _join(
@@ -193,7 +209,7 @@ def order_sentence(audit: Audit, show: Show = as_is) -> str:
         ]
     )
     return (
-        f"Model order by Raw L{hi} after the rule, corrected: {order}. Within the measured"
+        f"Model order by {what} after the rule, corrected: {order}. Within the measured"
         f" extraction error these could swap: {pairs}." + _unmeasured_note(audit, show)
     )
 
@@ -227,7 +243,10 @@ def _change(span) -> str:
 
 
 def correction_table(audit: Audit, show: Show = as_is) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the corrected figures per model (only with adjudications)."""
+    """Header and rows of the corrected figures per model (only with adjudications); with one
+    level, per model and ruled cell: its accuracy after, corrected, and the change corrected."""
+    if one_level(audit):
+        return _cell_correction_table(audit, show)
     lo, hi = audit.settings.levels
     conf = _conf(audit)
     header = [
@@ -254,6 +273,22 @@ def correction_table(audit: Audit, show: Show = as_is) -> tuple[list[str], list[
     return header, rows
 
 
+def _cell_correction_table(audit: Audit, show: Show) -> tuple[list[str], list[list[str]]]:
+    conf = _conf(audit)
+    header = ["Model", "Cell", "Before", "After", f"corrected ({conf})", "before→after, corrected"]
+    rows = []
+    for m in audit.models:
+        c = m.corrected
+        if c is None:
+            continue
+        change = Span(c.estimate - m.strict, c.low - m.strict, c.high - m.strict)
+        rows.append(
+            [show(m.model), f"{show(m.domain)} L{m.level}", pct(m.strict), pct(m.structured),
+             _span(c), _change(change)]
+        )
+    return header, rows
+
+
 def closing_sentences(audit: Audit, show: Show = as_is) -> list[str]:
     """The sentences that close the aggregates, in order, in every report: the uncertain verdicts,
     the adjudications, the extraction error, the verdicts and the order within it."""
@@ -261,7 +296,8 @@ def closing_sentences(audit: Audit, show: Show = as_is) -> list[str]:
     if audit.adjudications is not None:
         lines.append(adjudication_sentence(audit.adjudications, show))
     lines += extraction_sentences(audit, show)
-    lines += [error_verdict_sentence(audit, show), order_sentence(audit, show)]
+    verdicts = error_verdict_sentence(audit, show)
+    lines += [*([verdicts] if verdicts is not None else []), order_sentence(audit, show)]
     return lines
 
 

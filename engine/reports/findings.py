@@ -59,6 +59,9 @@ class FlagRow:
 ENGINES = ("numba", "reference")
 #: How several samples of one item for one model are used (load.benchmark.EPOCH_POLICIES).
 EPOCH_POLICIES = ("first", "all")
+#: The lower "level" of one level (``--levels L``, or a benchmark that has one): below every
+#: real level (ids give levels >= 0), so no domain is paired and the reports give before → after.
+NO_LEVEL = -1
 
 
 @dataclass(frozen=True)

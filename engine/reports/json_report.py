@@ -414,7 +414,7 @@ def _design(audit: Audit) -> dict[str, Any] | None:
         "kendall_tau": _interval(d.kendall_tau),
         "flips": [
             {
-                "ahead": f.ahead, "behind": f.behind, "gap": _interval(f.gap),
+                "ahead": f.ahead, "behind": f.behind, "change": f.change, "gap": _interval(f.gap),
                 "significant": f.significant,
             }
             for f in d.flips

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..rule_language.authoring.keystructure import CellStructure
 from .card_text import card_lines
+from .design_text import no_level_pairs, one_level
 from .extraction_text import (
     adjudication_sentence,
     closing_sentences,
@@ -508,32 +509,12 @@ def _same(values: Sequence[int]) -> int | None:
     return distinct.pop() if len(distinct) == 1 else None
 
 
-def no_level_pairs(audit: Audit) -> str | None:
-    """The sentence that replaces the L-difference analysis where no model has a domain at both
-    of the compared levels (a one-level benchmark), else None: such a benchmark gets no table of
-    dashes and no sentence about levels it does not have."""
-    lo, hi = audit.settings.levels
-    if not audit.aggregates or (lo >= 0 and any(a.n_paired for a in audit.aggregates)):
-        return None
-    levels = audit.scope.levels
-    if lo < 0:  # --levels L: one level chosen
-        where = f"One level was chosen (`--levels {hi}`)"
-    elif len(levels) <= 1:
-        where = f"This benchmark has one level ({', '.join(f'L{v}' for v in levels) or 'none'})"
-    else:
-        where = f"No domain has items at both L{lo} and L{hi} (`--levels` chooses the two compared)"
-    return (
-        f"{where}, so no difference of levels applies; the before → after section compares every "
-        "model on every cell."
-    )
-
-
 def _aggregates(audit: Audit) -> list[str]:
     aggs = audit.aggregates
     if not aggs:
         return []
     if (sentence := no_level_pairs(audit)) is not None:
-        return ["", "## 4. Effect on aggregates", "", sentence]
+        return ["", "## 4. Effect on aggregates", "", sentence, *_extraction_error(audit)]
     s = audit.settings
     lo, hi = s.lo, s.hi
     conf = f"{100 * s.confidence:g}%"
@@ -653,14 +634,20 @@ def _aggregates(audit: Audit) -> list[str]:
                 "lrrrrlr",
             ),
         ]
-    lines += ["", "### Extraction error: the rule's own misreadings", ""]
+    return lines + _extraction_error(audit)
+
+
+def _extraction_error(audit: Audit) -> list[str]:
+    """The subsection on the rule's own misreadings: the corrected figures and the closing
+    sentences (one level or two)."""
+    lines = ["", "### Extraction error: the rule's own misreadings", ""]
     header, rows = correction_table(audit, show=prose)
     if rows:
         lines += [
             "Each model's figures after the rule corrected for the error measured on the adjudicated"
             " sample, with intervals that include it:",
             "",
-            table(header, rows, "lrrrrrl"),
+            table(header, rows, "llrrrr" if one_level(audit) else "lrrrrrl"),
             "",
         ]
     for sentence in closing_sentences(audit, show=prose):
@@ -670,7 +657,10 @@ def _aggregates(audit: Audit) -> list[str]:
 
 
 def verdict_sentence(audit: Audit, show: Show = as_is) -> str:
-    """Which L(hi)−L(lo) verdicts change, or that none does (with how the means moved)."""
+    """Which L(hi)−L(lo) verdicts change, or that none does (with how the means moved); with
+    one level, that there is no such verdict."""
+    if (sentence := no_level_pairs(audit)) is not None:
+        return sentence
     lo, hi = audit.settings.levels
     aggs = audit.aggregates
     changes = audit.verdict_changes
@@ -843,7 +833,7 @@ def _before_after(audit: Audit) -> list[str]:
             "lrrrrr",
         ),
         "",
-        tau_sentence(audit),
+        tau_sentence(audit, show=prose),
         "",
         *(f"- {sentence}" for sentence in flip_sentences(audit, show=prose)),
     ]

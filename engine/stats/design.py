@@ -10,8 +10,9 @@ the same items scored twice — by the benchmark's own (strict) verdict *before*
 * **per model**: the overall score (mean adjusted score over the model's cells, each cell's
   constant-answer baseline held fixed, before and after with their own baselines) and its change;
 * **the leaderboard**: ranks before and after, Kendall's τ-b between them with an interval, and
-  every pair of models whose order flips, with whether the new order is significant (the
-  interval of the after-difference between the two excludes 0).
+  every pair of models whose order changes — reversed, a tie before that the rule breaks, or an
+  order before that becomes a tie — with whether the new order is significant (the interval of
+  the after-difference between the two excludes 0).
 
 One replicate draws, within each domain, as many image clusters as the domain has, with
 replacement, *the same draw for every model* (models answer the same items, so their scores are
@@ -34,7 +35,9 @@ import numpy as np
 
 from .aggregate import OutcomeColumns, cells_of
 
-__all__ = ["DesignStats", "ItemOutcome", "PairFlip", "before_after", "before_after_columns"]
+__all__ = [
+    "FLIP_CHANGES", "DesignStats", "ItemOutcome", "PairFlip", "before_after", "before_after_columns",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,14 +77,22 @@ class CellChange:
     clusters: int
 
 
+#: How a pair's order changes (:attr:`PairFlip.change`).
+FLIP_CHANGES = ("reversed", "tie broken", "now tied")
+
+
 @dataclass(frozen=True)
 class PairFlip:
-    """Two models whose order differs after: ``ahead`` leads after, ``behind`` led before."""
+    """Two models whose order differs after. ``change`` says how (:data:`FLIP_CHANGES`):
+    ``reversed`` — ``ahead`` leads after, ``behind`` led before; ``tie broken`` — tied before,
+    ``ahead`` leads after (a one-level benchmark scored 0% strict ties every model); ``now tied``
+    — ``ahead`` led before, the two are tied after."""
 
     ahead: str
     behind: str
     #: after-score of ``ahead`` minus ``behind``, with its interval
     gap: Interval
+    change: str = "reversed"
 
     @property
     def significant(self) -> bool:
@@ -200,8 +211,16 @@ def before_after_columns(
     flips = []
     for a in range(len(models)):
         for b in range(len(models)):
-            if overall_a[0, a] > overall_a[0, b] and overall_b[0, a] < overall_b[0, b]:
-                flips.append(PairFlip(models[a], models[b], interval(overall_a[:, a] - overall_a[:, b])))
+            after, before = overall_a[0, a] - overall_a[0, b], overall_b[0, a] - overall_b[0, b]
+            how = (
+                "reversed" if after > 0 and before < 0
+                else "tie broken" if after > 0 and before == 0
+                else "now tied" if after == 0 and before > 0
+                else None
+            )
+            if how is not None:
+                gap = interval(overall_a[:, a] - overall_a[:, b])
+                flips.append(PairFlip(models[a], models[b], gap, how))
     flips.sort(key=lambda f: (-f.gap.estimate, f.ahead, f.behind))
     return DesignStats(
         cells=cell_changes,
