@@ -86,3 +86,24 @@ def test_each_claim_names_its_role() -> None:
     asked = roles("gear_train", "decrease; direction unchanged",
                   "Would D speed up, slow down or stay the same? It slows down; direction unchanged")
     assert any(role == "question restated" for _, role in asked)
+
+
+COUNTERFACTUALS = [
+    # what would hold only in a supposed world is context; the answer is what is said of this one
+    ("fbd", "yes", "Yes; it would only stay put if the friction coefficient were at least 0.84", True),
+    ("surface_topology_l4", "2; orientable", "χ = 2; orientable — it would only drop to 0 if a handle were attached", True),
+    ("surface_topology_l4", "0; non-orientable",
+     "0; non-orientable (it would be a torus, and orientable, only if that pair were glued without the flip)", True),
+    # ... and the supposition ends where the model concludes: "so" speaks of the real case again
+    ("surface_topology_l4", "2; orientable", "it would only be 2 if no handle were attached, so χ = 0; orientable", False),
+]
+
+
+@pytest.mark.parametrize(("rule", "key", "answer", "accept"), COUNTERFACTUALS)
+def test_a_counterfactual_is_context(rule, key, answer, accept) -> None:
+    assert verdict(rule, key, answer).accept is accept
+
+
+def test_a_counterfactual_names_its_role() -> None:
+    found = roles("surface_topology_l4", "2; orientable", "χ = 2; orientable — it would only drop to 0 if a handle were attached")
+    assert [role for words, role in found if "0" in words and "2" not in words] == ["counterfactual"]

@@ -122,6 +122,9 @@ class Claim:
     #: Said inside a contrast ("unlike the sphere (χ = 2)"): about what the answer is compared
     #: with, so context, not the answer.
     contrasted: bool = False
+    #: Said of a supposed world ("it would only stay put if ...", "it would be a torus only if
+    #: ..."): a counterfactual, context, not the answer.
+    hypothetical: bool = False
 
     def field(self, name: str) -> Any:
         if name == "text":
@@ -159,6 +162,8 @@ class Claim:
             return "corrected"
         if self.contrasted:
             return "contrast"
+        if self.hypothetical:
+            return "counterfactual"
         if not self.about_target:
             return "another object"
         if self.conditional:
@@ -169,7 +174,7 @@ class Claim:
 _CLAIM_FIELDS = frozenset(
     {
         "kind", "value", "negated", "hedged", "questioned", "asked", "subject", "retracted",
-        "about_target", "conditional", "contrasted", "node",
+        "about_target", "conditional", "contrasted", "hypothetical", "node",
     }
 )
 #: Boundaries that end a sentence (and with it a condition); a spaced "|" or "·" separates the
@@ -203,6 +208,10 @@ CONTRAST_OPENERS = frozenset(
 )
 #: Boundaries that end a contrast (a parenthesis or a ":" inside it does not).
 CONTRAST_KEEPING = frozenset({"(", ")", "[", "]", ":", "and", "as", "which means", "meaning"})
+#: Modal words that, with "only" ("would only ... if", "would be X only if"), make a counterfactual.
+HYPOTHETICAL_MODALS = frozenset({"would", "could", "'d"})
+#: Boundary words after which the model speaks of the real case again ("..., so it is unchanged").
+SUPPOSITION_ENDS = frozenset({"so", "thus", "hence", "therefore", "but", "however", "whereas"})
 #: Boundary words that open a conditional clause.
 CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
 #: First words of a clause that, ended by "?", restates the question rather than answering it.
@@ -358,6 +367,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     sentence_asking = False
     sentence_alt = False
     # Inside a contrast ("unlike X ..."): the parenthesis depth it opened at, until it ends.
+    # "would only ... if", "would be X only if": claims said of a supposed world, not the answer
+    modal_at: int | None = None  # index in `found` at the sentence's last "would"/"could"
+    hypothetical = False
+    previous_word = current_word = ""
     contrast_depth: int | None = None
     contrast_subject: str | None = None  # the entity it compares with ("unlike gear B ...")
     depth = 0
@@ -378,7 +391,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     def add(kind: str, item: Any, value: Any, negated: bool, at: int, about: str | None) -> Claim:
         claim = Claim(kind, item, value, negated, at, about, conditional=conditional)
         claim.contrasted = contrast_depth is not None
-        claim.about_target = is_target(about) and not claim.contrasted
+        claim.hypothetical = hypothetical
+        claim.about_target = is_target(about) and not claim.contrasted and not hypothetical
         found.append(claim)
         return claim
 
@@ -405,6 +419,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             else ""
         )
         word = lowered if kind == "boundary" else ""
+        previous_word, current_word = (
+            (current_word, lowered) if isinstance(item, Leaf) or kind == "boundary" else (current_word, "")
+        )
         if word == "?" and asking:
             for claim in found:
                 if claim.clause == clause:
@@ -428,6 +445,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         if word != "(":
             last_claim = None
         if isinstance(item, Leaf) and kind not in atoms:
+            if lowered in HYPOTHETICAL_MODALS:
+                modal_at = len(found)
+            elif lowered == "only" and modal_at is not None:
+                hypothetical = True  # "it would only stay put if ...": what follows is supposed
             words_since_neg += 1
             if lowered in _OR_WORDS:  # a grammar that reads "or" / "/" as a plain word
                 group_alt = segment_alt = True
@@ -507,6 +528,11 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 paren_subject, paren_found = inner, len(found)
             elif word == ")" and paren_found == len(found):
                 subject, paren_found = paren_subject, -1
+            if word == "if" and previous_word == "only" and modal_at is not None:
+                for claim in found[modal_at:]:  # "it would be a torus only if ...": supposed
+                    claim.hypothetical, claim.about_target = True, False
+            if word in _SENTENCE_ENDS or word in SUPPOSITION_ENDS:
+                modal_at, hypothetical = None, False
             if word in _SENTENCE_ENDS:
                 sentence_start, sentence_words, sentence_asking, sentence_alt = len(found), 0, False, False
             hedge_in_clause = other_subject = False
