@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import struct
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,23 @@ def test_an_output_to_a_stream_the_user_named_is_written_directly(tmp_path: Path
     run = run_keyaudit("flag", "--bench", str(bench), "--json", "/dev/stdout")
     assert run.code == 0, run.err
     assert "[]\n" in run.out  # flag's JSON: no key of this benchmark is flagged
+
+
+def test_a_matplotlibrc_in_the_current_folder_is_not_read(tmp_path: Path) -> None:
+    """A downloaded benchmark folder's matplotlibrc: savefig.dpi 20000 ran out of memory,
+    text.usetex failed without LaTeX (exit 3), a bad line printed warnings."""
+    pytest.importorskip("matplotlib")
+    bench = small_benchmark(tmp_path / "b")
+    rule = rule_folder(tmp_path / "rule")
+    (bench / "matplotlibrc").write_text(
+        "savefig.dpi : 20000\ntext.usetex : True\nbogus.key : 1\nfigure.dpi : abc\n",
+        encoding="utf-8",
+    )
+    code, out, err = run_limited(
+        "check", str(rule), "--bench", ".", "--resamples", "20", "--plot", str(tmp_path / "f.png"),
+        cwd=bench,
+    )
+    assert code == 0, err
+    assert err == ""  # no warning about the file's bad lines: it was never read
+    width, height = struct.unpack(">II", (tmp_path / "f.png").read_bytes()[16:24])
+    assert width <= 1600 and height <= 1600, (width, height)

@@ -5,12 +5,22 @@ before and after with the interval of its change.
 matplotlib is an optional extra (``pip install 'keyaudit[plot]'``); it is imported only here and
 only when a plot is asked for, with the non-interactive Agg backend. SVG output carries no date and
 a fixed hash salt, so the same audit gives the same file.
+
+The plot uses matplotlib's own defaults only. matplotlib reads a ``matplotlibrc`` from the current
+folder first, and the current folder may be a downloaded benchmark: ``savefig.dpi 20000`` ran
+out of memory, ``text.usetex`` failed without LaTeX, a bad line printed warnings. So matplotlib is
+imported from an empty private folder (it never sees the current folder's file), and the figure is
+drawn inside ``rc_context`` after ``rcdefaults()`` (no user, environment or earlier setting counts).
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import UsageError
@@ -26,21 +36,58 @@ def check_plot_target(path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise UsageError(f"--plot {path}: the file must end in .png or .svg")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError(
-            f"--plot needs matplotlib, which is not installed: {INSTALL_HINT}"
-        ) from None
+    if not _installed("matplotlib"):
+        raise UsageError(f"--plot needs matplotlib, which is not installed: {INSTALL_HINT}")
     return path
+
+
+def _installed(name: str) -> bool:
+    """Whether ``name`` can be imported, found without importing it (see :func:`_matplotlib`)."""
+    import importlib.util
+    import sys
+
+    if name in sys.modules:
+        return sys.modules[name] is not None
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def forest_plot(audit: Audit, path: str | Path) -> Path:
     """Write the forest plot to ``path`` (.png or .svg) and return the path."""
     path = check_plot_target(path)
-    import matplotlib
+    matplotlib = _matplotlib()
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # matplotlib's own settings: no matplotlibrc of anyone's
+        return _plot(audit, path, matplotlib)
 
+
+def _matplotlib():
+    """matplotlib, imported where no ``matplotlibrc`` of the current folder can be read."""
+    with _in_empty_folder():
+        import matplotlib
     matplotlib.use("Agg", force=True)
+    return matplotlib
+
+
+@contextlib.contextmanager
+def _in_empty_folder() -> Iterator[None]:
+    """The block runs with a fresh empty folder as the current one; the current folder is back
+    afterwards, through its descriptor (a renamed path cannot change where it comes back)."""
+    here = os.open(".", os.O_RDONLY)
+    try:
+        with tempfile.TemporaryDirectory(prefix="keyaudit-plot-") as empty:
+            os.chdir(empty)
+            try:
+                yield
+            finally:
+                os.fchdir(here)
+    finally:
+        os.close(here)
+
+
+def _plot(audit: Audit, path: Path, matplotlib) -> Path:
     import matplotlib.pyplot as plt
 
     lo, hi = audit.settings.levels
