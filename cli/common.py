@@ -295,7 +295,7 @@ def tolerant_streams() -> None:
 # ---- response sources (check, keys, flag) -------------------------------------------------------
 
 ResponsesOption = Annotated[
-    list[Path] | None,
+    list[str] | None,  # text, not Path: Path("") would be ".", and '' must be refused
     typer.Option(
         "--responses",
         help="Responses to audit, as a file or folder: keyaudit .jsonl/.csv files, inspect .eval/.json "
@@ -360,7 +360,7 @@ ModelNameOption = Annotated[
 class ResponseOptions:
     """The response options of a command, as given."""
 
-    responses: list[Path] | None = None
+    responses: list[str] | None = None
     epochs: str = "first"
     scorer: str | None = None
     filter: str | None = None
@@ -426,6 +426,11 @@ def parse_selection(value: str) -> ResponseSource:
             raise UsageError(
                 f"--responses {printable(value)}: write format= before task=, each once"
             )
+    if not rest.strip():  # Path("") is the current folder: the whole tree would be read
+        raise UsageError(
+            f"--responses {printable(value)!r}: names no file or folder (write . for the current "
+            "folder)"
+        )
     is_glob = any(c in rest for c in GLOB_CHARACTERS)
     return ResponseSource(Path(rest), format=fmt, task=task, glob=is_glob)
 

@@ -16,6 +16,12 @@ Values are read strictly; anything else is an error naming the row (``file:line:
   ``sample`` row without it is an error (only rows ``review`` drew count as the random sample,
   and ``check`` verifies them).
 
+The file is read a row at a time: an unlabelled row costs nothing once read (a file of millions of
+them, which ``review`` can write, ran out of memory when every row was held first). What is kept
+of the labelled rows is bounded: at most :data:`MAX_LABELLED_ROWS` rows and
+:data:`MAX_LABELLED_TEXT` characters of their key, answer line and note in all; past either, an
+error naming the row.
+
 A CSV review file is written spreadsheet-safe (:func:`escape_cell`: a cell that would begin with a
 formula character gets a ``'`` in front) and read back through :func:`unescape_cell`, which
 removes exactly that quote, so writing and reading a cell is lossless.
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +46,11 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 #: First characters a spreadsheet may read as the start of a formula (OWASP, "CSV injection").
 FORMULA_STARTS = frozenset("=+-@\t\r")
 FIELDS = ("id", "model", "epoch", "key", "answer_line", "selected", "draw", "accept", "note")
+#: The most labelled rows one file may hold (a person's labels: ``review --sample`` draws at most
+#: 1,000,000, plus the uncertain verdicts).
+MAX_LABELLED_ROWS = 2_000_000
+#: The most characters of key, answer line and note the labelled rows may hold together.
+MAX_LABELLED_TEXT = 256 * 1024 * 1024
 
 
 def escape_cell(text: str) -> str:
@@ -191,8 +203,9 @@ def read_adjudications(path: Path) -> list[Adjudication]:
     """Every labelled row of ``path`` (JSONL or CSV), validated; unlabelled rows are skipped."""
     if not path.is_file():
         raise DataError(located(path, None, None, "adjudications file not found"))
-    rows = _csv_rows(path) if path.suffix.lower() == ".csv" else list(read_jsonl(path))
+    rows = _csv_rows(path) if path.suffix.lower() == ".csv" else read_jsonl(path)
     found: list[Adjudication] = []
+    kept_text = 0
     seen: dict[tuple[str, str, int], int] = {}
     first_draw: tuple[Draw, int] | None = None
     for line, row in rows:
@@ -223,6 +236,15 @@ def read_adjudications(path: Path) -> list[Adjudication]:
                 located(path, line, None, f"a second label for {row['model']} {row['id']} (first at line {seen[ident]})")
             )
         seen[ident] = line
+        kept_text += len(row["key"]) + len(answer or "") + len(note)
+        if len(found) >= MAX_LABELLED_ROWS or kept_text > MAX_LABELLED_TEXT:
+            raise DataError(
+                located(
+                    path, line, None,
+                    f"more labelled rows than keyaudit keeps from one file ({MAX_LABELLED_ROWS:,}"
+                    f" rows, {MAX_LABELLED_TEXT:,} characters of key, answer line and note)",
+                )
+            )
         found.append(
             Adjudication(path, line, row["id"], row["model"], epoch, row["key"], answer, selected,
                          label, note, draw)
@@ -230,7 +252,8 @@ def read_adjudications(path: Path) -> list[Adjudication]:
     return found
 
 
-def _csv_rows(path: Path) -> list[tuple[int, dict]]:
+def _csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    """The rows of a CSV review file as dicts by its header, one at a time."""
     rows = read_csv_rows(path)
     first = next(rows, None)
     header = [unescape_cell(name) for name in first[1]] if first is not None else []
@@ -241,11 +264,13 @@ def _csv_rows(path: Path) -> list[tuple[int, dict]]:
     twice = [name for name in FIELDS if header.count(name) > 1]
     if twice:
         raise DataError(located(path, 1, None, f"column {twice[0]!r} appears twice in the header"))
-    found = []
+    return _csv_dicts(path, header, rows)
+
+
+def _csv_dicts(path: Path, header: list[str], rows) -> Iterator[tuple[int, dict]]:
     for start, row in rows:
         if not row:
             continue
         if len(row) != len(header):
             raise DataError(located(path, start, None, "wrong number of columns"))
-        found.append((start, dict(zip(header, map(unescape_cell, row), strict=True))))
-    return found
+        yield start, dict(zip(header, map(unescape_cell, row), strict=True))

@@ -33,6 +33,9 @@ _SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")
 _TRUE = {"c", "correct", "yes", "true", "1"}
 _FALSE = {"i", "incorrect", "no", "false", "0"}
 
+#: The largest epoch a sample may have: the response table keeps epochs as 64-bit integers.
+MAX_EPOCH = 2**63 - 1
+
 
 def read_inspect(
     path: Path, source: ResponseSource, budget: ResponseBudget | None = None
@@ -261,8 +264,10 @@ def _sample(
     if not isinstance(item_id, (str, int)) or isinstance(item_id, bool):
         raise DataError(located(where, None, None, "missing or invalid sample id"))
     epoch = record.get("epoch", 1)
-    if not isinstance(epoch, int) or isinstance(epoch, bool) or epoch < 1:
-        raise DataError(located(where, None, None, "invalid 'epoch'"))
+    if not isinstance(epoch, int) or isinstance(epoch, bool) or not 1 <= epoch <= MAX_EPOCH:
+        raise DataError(
+            located(where, None, None, f"invalid 'epoch': a whole number from 1 to {MAX_EPOCH:,}")
+        )
     output = record.get("output")
     text = output.get("completion") if isinstance(output, dict) else None
     if not isinstance(text, str):

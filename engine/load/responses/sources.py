@@ -112,13 +112,45 @@ def iter_source(
 
 def glob_matches(source: ResponseSource) -> list[Path]:
     """The files and folders a glob source matches, sorted (hidden names are not matched by
-    ``*``; ``**`` matches any depth); none is an error naming the pattern."""
+    ``*``; ``**`` matches any depth of real folders, never entering a symbolic link to a folder);
+    none is an error naming the pattern."""
     pattern = str(source.path)
-    found = sorted(Path(p) for p in glob_module.glob(pattern, recursive=True))
+    found = sorted(Path(p) for p in set(_glob(pattern)))
     found = [p for p in found if p.is_dir() or p.name.endswith(READ_SUFFIXES)]
     if not found:
         raise DataError(located(pattern, None, None, "the glob matches no response file or folder"))
     return found
+
+
+def _glob(pattern: str) -> Iterator[str]:
+    """:func:`glob.glob` with ``recursive=True``, except that ``**`` descends only into real
+    folders, as :meth:`pathlib.Path.glob` does: Python's glob follows links there, so a folder
+    holding links to itself (``logs/loop -> .``) made ``'logs/**'`` walk 2^40 paths. A link to a
+    folder is still matched by ``**``, and reading it follows it once (:func:`_files`)."""
+    parts = pattern.split(os.sep)
+    if "**" not in parts:
+        yield from glob_module.glob(pattern)
+        return
+    at = parts.index("**")
+    head, rest = os.sep.join(parts[:at]), os.sep.join(parts[at + 1 :])
+    starts = glob_module.glob(head) if head else [os.curdir]
+    if head == "" and pattern.startswith(os.sep):
+        starts = [os.sep]
+    for start in starts:
+        if not os.path.isdir(start):
+            continue
+        for folder, subfolders, files in os.walk(start):  # links to folders are not entered
+            subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+            if not rest:  # '**' last: every folder and file below
+                yield folder
+                yield from (os.path.join(folder, name) for name in files if not name.startswith("."))
+                yield from (
+                    os.path.join(folder, name)
+                    for name in subfolders
+                    if os.path.islink(os.path.join(folder, name))
+                )
+            else:
+                yield from _glob(os.path.join(glob_module.escape(folder), rest))
 
 
 def task_of(path: Path) -> str | None:
