@@ -221,3 +221,17 @@ def test_clustered_mean_se_is_the_cluster_robust_standard_error() -> None:
     assert clustered_mean_se(values, ["a", "a", "b", "b", "c", "c"]) == pytest.approx(expected)
     assert clustered_mean_se(values, ["a"] * 6) == 0.0
     assert clustered_mean_se([], []) != clustered_mean_se([], [])  # NaN
+
+
+def test_the_inspect_scorer_without_inspect_ai_says_how_to_install_it() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['inspect_ai'] = None  # as if it were not installed\n"
+        "try:\n"
+        "    import keyaudit.integrations.inspect_ai\n"
+        "except ImportError as error:\n"
+        "    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "keyaudit's inspect_ai scorer needs inspect_ai: pip install 'keyaudit[inspect]'"
