@@ -215,3 +215,70 @@ def test_speed_measures_change_no_match() -> None:
                     assert (a and a.span()) == (b and b.span()), (grammar.name, line[:40], text)
                     checked += 1
     assert checked > 100_000 and optimised > 100
+
+
+def test_a_raw_lookaround_with_a_top_level_choice_is_one_unit(tmp_path: Path) -> None:
+    """Issue 34, item 6: a raw lookaround with a '|' at its top level was pasted ungrouped, so
+    the '|' split the whole phrase and Lark refused a zero-width terminal with ~3,000 characters
+    of regex and no line. It is one unit now, as every other raw piece is."""
+    source = "%part AFTER: /(?<=, )|(?<=; )/\n%phrase P: {AFTER} bulb\n"
+    rx = phrase_regex(source)
+    text = "no; bulb"
+    assert rx.match(text, 4) and rx.match("x, bulb", 3) and rx.match("bulb") is None
+    grammar = tmp_path / "g.lark"
+    grammar.write_text("start: (P | WORD | \";\")*\nWORD: /[a-z]+/\n%ignore \" \"\n" + source, encoding="utf-8")
+    compile_grammar(grammar)  # loads
+
+
+def test_a_phrase_that_can_match_empty_text_is_refused_at_its_line(tmp_path: Path) -> None:
+    grammar = tmp_path / "g.lark"
+    grammar.write_text("start: P\n%phrase P: /(?<=, )/ /(?!x)/\n", encoding="utf-8")
+    with pytest.raises(RuleError, match=r"g\.lark:2:12: phrase P can match empty text") as caught:
+        compile_grammar(grammar)
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 300
+
+
+@pytest.mark.parametrize(
+    ("source", "column", "before"),
+    [
+        # the letter is never followed by the space the lookbehind wants
+        ("%part L: /(?-i:[A-D])/\n%phrase P: {L} /(?<=[A-D] )/ goes out\n", 16, "'A', 'B', 'C', …"),
+        ("%phrase P: bulb /(?<= )/ x\n", 17, "'bulb'"),
+        ('%phrase P: "," /(?<=[,;] )/ y\n', 16, "','"),
+        ("%phrase P: (bulb | lamb) /(?<!b)/ x\n", 26, "'bulb', 'lamb'"),
+    ],
+)
+def test_a_lookbehind_that_can_never_hold_where_it_is_used_is_a_load_error(
+    source: str, column: int, before: str
+) -> None:
+    """Issue 34, item 6: a raw lookbehind glued to a piece whose every ending it rules out
+    loaded, and its phrase never matched any answer (found only with --tree)."""
+    with pytest.raises(PhraseError) as caught:
+        expand_phrases(source)
+    assert caught.value.column == column
+    assert "can never hold here" in caught.value.message and before in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "%phrase P: bulb /(?<=lb)/ x\n",  # holds
+        "%phrase P: (bulb | lamp) /(?<!b)/ x\n",  # holds after 'lamp'
+        "%phrase P: [bulb] /(?<= )/ x\n",  # the piece before is optional: the text before decides
+        "%phrase P: /\\w+/ /(?<= )/ x\n",  # unknown endings
+        "%phrase P: goes out /(?<=s out)/ x\n",  # a gap inside the window
+        "%phrase P: out /(?<=s out)/ x\n",  # looks back past the piece: 'goes out' holds
+        "%phrase P: out /(?<=[a-z]\\s)/ x\n",  # what it accepts is not listed
+        "%phrase P: /(?<=bulb )/ x\n",  # first: the text before the phrase decides
+    ],
+)
+def test_a_lookbehind_that_may_hold_loads(source: str) -> None:
+    expand_phrases(source)
+
+
+def test_a_hand_written_terminal_that_can_match_empty_text_is_located(tmp_path: Path) -> None:
+    grammar = tmp_path / "g.lark"
+    grammar.write_text("start: X+\n\nX: /a*/\n", encoding="utf-8")
+    with pytest.raises(RuleError, match=r"g\.lark:3: terminal X can match empty text") as caught:
+        compile_grammar(grammar)
+    assert "\n" not in str(caught.value)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import re
 import sys
 from collections.abc import Collection, Iterator
 from functools import lru_cache
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import lark
 from lark import Token
-from lark.exceptions import GrammarError, LarkError, UnexpectedInput, UnexpectedToken
+from lark.exceptions import GrammarError, LarkError, LexError, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternRE
 
 from ...errors import RuleError, located
@@ -145,6 +146,26 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return " ".join(str(error).split()) or type(error).__name__
+
+
+def _lex_error(path: Path, text: str, error: LexError) -> str:
+    """Lark's refusal of a terminal, in one line at the terminal's own line: "zero-width
+    terminals. (NAME: <its whole regex>)" said nothing of where, and a compiled phrase's regex
+    runs to thousands of characters."""
+    message = str(error)
+    found = re.search(r"zero-width terminals\. \((\w+):", message)
+    if found is None:
+        return located(path, None, None, f"grammar error: {' '.join(message.split())[:300]}")
+    name = found.group(1)
+    line = next(
+        (n for n, row in enumerate(text.split("\n"), start=1)
+         if re.match(rf"\s*{re.escape(name)}(\.-?\d+)?\s*:", row)),
+        None,
+    )
+    return located(
+        path, line, None,
+        f"terminal {name} can match empty text: every terminal must consume at least one character",
+    )
 
 
 def read_grammar(path: Path) -> str:
@@ -354,6 +375,8 @@ class CompiledGrammar:
             raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
         except GrammarError as error:
             raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
+        except LexError as error:
+            raise RuleError(_lex_error(path, text, error)) from None
         except UnexpectedInput as error:
             raise RuleError(
                 located(path, error.line, error.column, f"grammar syntax error: {error}")

@@ -61,6 +61,10 @@ _WORD = re.compile(r"[A-Za-z0-9'’][A-Za-z0-9'’.\-]*")
 #: Where the gap before a lookahead goes, inside it, once the piece before it is known: ``\s+``
 #: after a word-like end, else ``\s*`` (only lookaheads whose inside starts word-like carry it).
 _LEAD = "\x00"
+#: In a witness, where a gap (``\s+`` or ``\s*``: any whitespace, or none) goes.
+_GAP = "\x01"
+#: Most witnesses a piece keeps (past it they are unknown).
+MAX_WITNESSES = 256
 
 
 class PhraseError(Exception):
@@ -86,6 +90,12 @@ class _Piece:
     #: A lookahead ``&(...)``/``!(...)`` (or a choice or sequence of them): it consumes nothing,
     #: and its regex holds ``_LEAD`` where the gap after the piece before it goes.
     zero_width: bool = False
+    #: Starts with a raw lookaround (``/(?<=...)/``...): glued to the piece before it, no gap.
+    lookaround: bool = False
+    #: Every text the piece can match, when that is a short finite list (a word, a literal, a
+    #: choice of them, a simple raw regex), with :data:`_GAP` where whitespace may go; None
+    #: when unknown or too many. Used only to prove that a lookbehind after it can never hold.
+    witnesses: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -118,6 +128,14 @@ def expand_phrases(text: str) -> str:
                 column = d.column + len(d.body) - len(d.body.lstrip())
                 raise PhraseError(d.line, column, f"phrase {d.name} is only lookaheads and matches no text")
             regex = _bounded(piece)
+            if _can_match_empty(regex):
+                column = d.column + len(d.body) - len(d.body.lstrip())
+                raise PhraseError(
+                    d.line,
+                    column,
+                    f"phrase {d.name} can match empty text (it is only raw lookarounds or optional"
+                    " pieces): a terminal must consume at least one character",
+                )
             if len(regex) > MAX_PATTERN_CHARS:
                 raise PhraseError(d.line, 1, f"phrase {d.name} compiles to over {MAX_PATTERN_CHARS} characters")
             total += len(regex)
@@ -127,6 +145,15 @@ def expand_phrases(text: str) -> str:
                 )
             out[d.line - 1] = f"{d.name}{d.priority}: /{regex.replace('/', chr(92) + '/')}/i"
     return "\n".join(out)
+
+
+def _can_match_empty(regex: str) -> bool:
+    """Whether the compiled regex can match zero characters (Lark refuses such a terminal with
+    its whole regex and no line; here the phrase's line says it)."""
+    try:
+        return sre_parse.parse(regex, re.IGNORECASE).getwidth()[0] == 0
+    except (re.error, RecursionError, OverflowError):
+        return False
 
 
 def _collect(lines: list[str]) -> list[_Definition]:
@@ -316,8 +343,11 @@ class _Parser:
                 closer and self.text[self.pos] == closer
             ):
                 break
+            at = self.pos
             pieces.append(self.element())
             self.check_size(pieces, start)
+            if len(pieces) > 1 and pieces[-1].lookaround:
+                self.check_lookbehind(pieces[-2], at)
         if not pieces:
             raise self.fail("empty alternative (two '|' in a row, or a '|' at an end)")
         if all(p.optional for p in pieces):
@@ -348,7 +378,10 @@ class _Parser:
             if piece.zero_width and c == "[":
                 self.pos = start
                 raise self.fail("a lookahead cannot be optional")
-            return _Piece(piece.regex, c == "[", piece.word_start, piece.word_end, piece.first, piece.zero_width)
+            return _Piece(
+                piece.regex, c == "[", piece.word_start, piece.word_end, piece.first,
+                piece.zero_width, piece.lookaround, piece.witnesses,
+            )
         if c == "{":
             end = self.text.find("}", self.pos)
             name = self.text[self.pos + 1 : end] if end > 0 else ""
@@ -379,6 +412,7 @@ class _Parser:
                 literal[0].isalnum(),
                 literal[-1].isalnum(),
                 _first_of(literal),
+                witnesses=(literal,),
             )
         if c == "/":
             end = self.text.find("/", self.pos + 1)
@@ -393,8 +427,10 @@ class _Parser:
                 raise self.fail(f"bad regex: {error}") from None
             self.pos = end + 1
             if raw.startswith(("(?=", "(?!", "(?<")):  # a lookaround: no gap, no word edge
-                return _Piece(raw, False, False, False)
-            return _Piece(f"(?:{raw})", False, True, True, _raw_first(raw))
+                # grouped, as every raw piece is: a top-level '|' (/(?<=a )|(?<=b )/) stays
+                # inside it instead of splitting the whole phrase
+                return _Piece(f"(?:{raw})", False, False, False, lookaround=True)
+            return _Piece(f"(?:{raw})", False, True, True, _raw_first(raw), witnesses=_raw_witnesses(raw))
         match = _WORD.match(self.text, self.pos)
         if match is None:
             raise self.fail(f"unexpected {c!r}: quote punctuation as a literal, e.g. \":\"")
@@ -403,7 +439,39 @@ class _Parser:
         regex = re.escape(word).replace("'", "['’]")
         if word[-1].isalnum():  # whole words: "max" never matches the start of "maximum"
             regex += _WORD_END
-        return _Piece(regex, False, True, word[-1].isalnum(), _first_of(word))
+        variants = (word,) if "'" not in word else (word, word.replace("'", "’"))
+        return _Piece(regex, False, True, word[-1].isalnum(), _first_of(word), witnesses=variants)
+
+    def check_lookbehind(self, before: _Piece, at: int) -> None:
+        """A raw lookbehind glued to the piece before it looks at that piece's last characters:
+        where it can hold after none of them (``{L} /(?<=[A-D] )/``: the letter is never followed
+        by the space the lookbehind wants), the phrase can never match here. A load error then,
+        where Lark would take it silently and no answer would ever read it. Said only when
+        proved: the piece before is required and every text it can match is known (with no gap
+        inside what the lookbehind looks at), and so is what the lookbehind accepts, or it sees
+        only the piece's own characters."""
+        end = self.text.find("/", at + 1)
+        while end > 0 and self.text[end - 1] == "\\":
+            end = self.text.find("/", end + 1)
+        raw = self.text[at + 1 : end] if self.text[at : at + 1] == "/" else ""
+        checks = _lookbehinds(raw)
+        if not checks or before.optional or before.zero_width or not before.witnesses:
+            return
+        texts = before.witnesses
+        for positive, width, accepted in checks:
+            if not all(_can_tell(t, width, positive, accepted) for t in texts):
+                continue
+            holds = [_holds(t, width, accepted) for t in texts]
+            if (positive and not any(holds)) or (not positive and all(holds)):
+                shown = ", ".join(repr(t.replace(_GAP, " ")) for t in texts[:3])
+                shown += ", …" if len(texts) > 3 else ""
+                self.pos = at
+                raise self.fail(
+                    f"the lookbehind /{raw}/ can never hold here: it looks at the end of the piece"
+                    f" before it ({shown}; no gap is put before a lookbehind), which "
+                    + ("never ends as it requires" if positive else "always ends as it forbids")
+                    + ", so this phrase never matches"
+                )
 
     def enter(self) -> None:
         """One group deeper; past ``MAX_GROUP_DEPTH`` a clear error, not a RecursionError."""
@@ -429,6 +497,129 @@ class _Parser:
         lead = "" if inner.zero_width else _LEAD if inner.word_start else r"\s*"
         regex = f"(?{'=' if sign == '&' else '!'}{lead}{inner.regex})"
         return _Piece(regex, False, False, False, None, zero_width=True)
+
+
+def _union(options: list[tuple[str, ...] | None]) -> tuple[str, ...] | None:
+    if any(o is None for o in options):
+        return None
+    found = tuple(dict.fromkeys(t for o in options for t in o))
+    return found if len(found) <= MAX_WITNESSES else None
+
+
+def _sequence_witnesses(pieces: list[_Piece]) -> tuple[str, ...] | None:
+    """The texts a sequence can match (a gap between consuming pieces), when each piece's are
+    known; lookarounds consume nothing (what they rule out stays in: a superset proves no
+    more than the truth)."""
+    found = [""]
+    for piece in pieces:
+        if piece.zero_width or piece.lookaround:
+            continue
+        if piece.witnesses is None:
+            return None
+        joined = [f + (_GAP if f and w else "") + w for f in found for w in piece.witnesses]
+        if piece.optional:
+            joined += found
+        found = list(dict.fromkeys(joined))
+        if len(found) > MAX_WITNESSES:
+            return None
+    return tuple(found)
+
+
+def _raw_witnesses(raw: str) -> tuple[str, ...] | None:
+    """Every text a simple raw regex matches (literals, small classes, groups, alternatives,
+    short bounded repeats; lookarounds and anchors read as matching empty), else None."""
+    try:
+        parsed = sre_parse.parse(raw)
+    except (re.error, RecursionError, OverflowError):
+        return None
+    found = _ops_witnesses(list(parsed), 0)
+    return None if found is None else tuple(found)
+
+
+def _ops_witnesses(ops: list, depth: int) -> list[str] | None:
+    if depth > 20:
+        return None
+    found = [""]
+    for op, av in ops:
+        name = str(op)
+        if name == "LITERAL":
+            options = [chr(av)]
+        elif name == "IN":
+            options = _class_witnesses(av)
+        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue
+        elif name == "SUBPATTERN":
+            options = _ops_witnesses(list(av[-1]), depth + 1)
+        elif name == "BRANCH":
+            branches = [_ops_witnesses(list(b), depth + 1) for b in av[1]]
+            options = None if any(b is None for b in branches) else [t for b in branches for t in b]
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and av[1] <= 3:
+            item = _ops_witnesses(list(av[2]), depth + 1)
+            options = None
+            if item is not None:
+                options, level = [], [""]
+                for count in range(av[1] + 1):
+                    if count >= av[0]:
+                        options += level
+                    level = [a + b for a in level for b in item]
+                    if len(level) > MAX_WITNESSES:
+                        return None
+        else:
+            return None
+        if options is None:
+            return None
+        found = list(dict.fromkeys(a + b for a in found for b in options))
+        if len(found) > MAX_WITNESSES:
+            return None
+    return found
+
+
+def _class_witnesses(items: list) -> list[str] | None:
+    chars: list[str] = []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            chars.append(chr(av))
+        elif name == "RANGE" and av[1] - av[0] < 64:
+            chars += [chr(c) for c in range(av[0], av[1] + 1)]
+        else:
+            return None  # a negated class, a category (\d, \s) or a wide range
+    return chars
+
+
+def _lookbehinds(raw: str) -> list[tuple[bool, int, tuple[str, ...] | None]]:
+    """The lookbehinds of a raw piece made only of them: (positive, width, the texts it accepts
+    or None when unknown), each fixed-width as Python requires; [] for anything else (a
+    lookahead, a consuming part, a case-sensitive part: the check compares ignoring case)."""
+    if not raw.startswith("(?<") or raw.startswith("(?<P") or "(?-i" in raw:
+        return []
+    try:
+        parsed = list(sre_parse.parse(raw))
+    except (re.error, RecursionError, OverflowError):
+        return []
+    found = []
+    for op, av in parsed:
+        if str(op) not in ("ASSERT", "ASSERT_NOT") or av[0] != -1:
+            return []
+        low, high = av[1].getwidth()
+        if low != high or high == 0:
+            return []
+        accepted = _ops_witnesses(list(av[1]), 0)
+        found.append((str(op) == "ASSERT", high, None if accepted is None else tuple(accepted)))
+    return found
+
+
+def _can_tell(text: str, width: int, positive: bool, accepted: tuple[str, ...] | None) -> bool:
+    """Whether the lookbehind's verdict after ``text`` is known without the text before it."""
+    if len(text) >= width:
+        return _GAP not in text[-width:] and accepted is not None
+    return positive and accepted is not None and _GAP not in text
+
+
+def _holds(text: str, width: int, accepted: tuple[str, ...]) -> bool:
+    """Whether a lookbehind accepting ``accepted`` can hold right after ``text``."""
+    window = text[-width:].lower()
+    return any(a.lower().endswith(window) if len(text) < width else a.lower() == window for a in accepted)
 
 
 def _zero_width(pieces: list[_Piece]) -> bool:
@@ -465,11 +656,13 @@ def _choice(options: list[list[_Piece]]) -> _Piece:
         all(p.word_end for p in compiled),
         None if any(f is None for f in firsts) else frozenset().union(*firsts),
         all(p.zero_width for p in compiled),
+        len(compiled) == 1 and compiled[0].lookaround,
+        _union([p.witnesses for p in compiled]),
     )
 
 
 def _gap(left: _Piece, right: _Piece) -> str:
-    if right.regex.startswith(("(?=", "(?!", "(?<")):
+    if right.lookaround:
         return ""  # a lookaround looks at the text right after the previous piece
     return r"\s+" if left.word_end and right.word_start else r"\s*"
 
@@ -517,6 +710,9 @@ def _sequence(pieces: list[_Piece]) -> _Piece:
         anchor.word_start,
         previous.word_end,
         _sequence_first(pieces),
+        # the regex starts with a lookaround: a leading &(...)/!(...), or a raw one
+        lookaround=pieces[0].zero_width or (first == 0 and anchor.lookaround),
+        witnesses=_sequence_witnesses(pieces),
     )
 
 
