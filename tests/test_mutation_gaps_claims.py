@@ -591,7 +591,8 @@ def test_claim_fields_and_description() -> None:
     assert isinstance(claim, Claim)
     expected = {"kind": "speed", "value": "increase", "negated": True, "hedged": True,
                 "questioned": False, "asked": False, "subject": "D", "retracted": False,
-                "about_target": True, "conditional": False}
+                "about_target": True, "conditional": False, "contrasted": False,
+                "hypothetical": False}
     for name, value in expected.items():
         assert claim.field(name) == value, name
     assert claim.field("node") is claim.node and claim.field("text") == "increase"
@@ -599,7 +600,7 @@ def test_claim_fields_and_description() -> None:
     assert claim.text() == "increase" and claim.find("WORD")[0].text() == "increase"
     assert claim.describe() == {"kind": "speed", "words": "increase", "value": "increase",
                                 "polarity": "denied", "hedged": True, "subject": "D",
-                                "about_target": True, "retracted": False}
+                                "about_target": True, "retracted": False, "role": "answer"}
     asserted = read("speed=decrease").all_claims()[0]
     assert asserted.describe()["polarity"] == "asserted"
     leaf_claim = read_claims(Node("start", [Leaf("speed", "up", 0, 2)], "up", 0, 2), SPEC, None)
@@ -658,7 +659,7 @@ def test_the_names_a_rule_may_read() -> None:
 
     assert sorted(CLAIM_FIELDS) == sorted(
         ["kind", "value", "negated", "hedged", "questioned", "asked", "subject", "retracted",
-         "about_target", "conditional", "node", "text"]
+         "about_target", "conditional", "contrasted", "hypothetical", "node", "text"]
     )
     assert sorted(KIND_FIELDS) == ["claims", "context", "denied", "hedged", "values"]
     assert dict(TRIGGER_TERMINALS) == {"NEG": "neg", "HEDGE": "hedge", "CORRECTION": "correction",

@@ -177,8 +177,9 @@ def test_an_echo_never_marks_an_acceptance() -> None:
 @pytest.mark.parametrize(
     ("rule", "answer", "reason"),
     [
-        ("compass_bearing", "the endpoint is closest to d", "letter missing"),
-        ("compass_bearing", "$C$ (distance ≈ 156 units, Δθ ≈ 37°)", "letter missing"),
+        # (issue 33 reads "closest to d" and "$C$" now: these two are still left unread)
+        ("compass_bearing", "Landmark “B” (about 77 units from the endpoint, bearing off by ~10°)", "letter missing"),
+        ("compass_bearing", "The closest landmark to the endpoint is the A, distance is about 340 units", "letter missing"),
         ("projectile_motion", "It clears it by five metres.", "height missing"),
     ],
 )
