@@ -23,7 +23,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from keyaudit.engine.errors import KeyauditError, UsageError
+from keyaudit.engine.errors import KeyauditError, UsageError, printable
 from keyaudit.engine.load.output_file import write_output
 from keyaudit.engine.reports.findings import NO_LEVEL
 from keyaudit.engine.reports.formatting import (
@@ -371,16 +371,28 @@ def bundled_rules() -> list:
 
 
 def bundled_rules_for(benchmark, given, bundled) -> list:
-    """The ``bundled`` rules that cover a cell the benchmark has, less those already given (by
-    name or by a covered cell: one rule per cell)."""
+    """The ``bundled`` rules that cover a cell the benchmark has, less those a given rule
+    replaces: one covering any of their cells (one rule per cell).
+
+    A given rule with a bundled rule's name that covers none of its cells would have dropped the
+    bundled rule without a word (the report names rules by name): that is a usage error, before
+    any work."""
     cells = set(benchmark.cells())
     taken = {(c.domain, c.level) for r in given for c in r.cells}
-    names = {r.name for r in given}
+    by_name = {r.name: r for r in given}
     found = []
     for rule in bundled:
         covered = {(c.domain, c.level) for c in rule.cells}
-        if rule.name not in names and covered & cells and not covered & taken:
-            found.append(rule)
+        if not covered & cells or covered & taken:
+            continue
+        same = by_name.get(rule.name)
+        if same is not None:
+            raise UsageError(
+                f"--all: the rule {printable(str(same.path))} is named {rule.name!r}, like the"
+                " bundled rule --all also runs on other cells; rename it (reports name rules by"
+                " name)"
+            )
+        found.append(rule)
     return found
 
 
@@ -483,8 +495,13 @@ def _render_keys_checks(out: Console, proof: RuleProof) -> None:
             out.print(
                 styled("[green]Keys check passes[/green] on {}: ", where),
                 f"{k.n_keys:,} keys, {k.distinct}"
-                f" distinct strings each accepted as its own answer, {k.pairs_checked:,} pairs of"
+                f" distinct strings each accepted as its own answer, {k.pairs_rejected:,} pairs of"
                 " different keys rejected"
+                + (
+                    f", {k.pairs_accepted:,} accepted as [keys_check] accepts declares"
+                    if k.pairs_accepted
+                    else ""
+                )
                 + (
                     "."
                     if k.exhaustive

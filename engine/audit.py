@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import UsageError
+from .errors import UsageError, printable
 from .flag import flag_cells
 from .load.adjudications import Adjudication
 from .load.answer_line import find_answer_line
@@ -94,8 +94,17 @@ DESIGN_RESAMPLES = 2000
 
 
 def _check_cells_disjoint(rules: Sequence[Rule]) -> None:
+    """One rule per cell, and one rule per name (the reports name rules by name)."""
     owner: dict[tuple[str, int], str] = {}
+    named: dict[str, Rule] = {}
     for rule in rules:
+        if rule.name in named:
+            raise UsageError(
+                f"two rules are named {rule.name!r} ({printable(str(named[rule.name].path))} and"
+                f" {printable(str(rule.path))});"
+                " reports name rules by name: rename one"
+            )
+        named[rule.name] = rule
         for cell in rule.cells:
             key = (cell.domain, cell.level)
             if key in owner:
@@ -179,6 +188,7 @@ def prove_rules(
                     n_keys=result.n_keys,
                     distinct=result.distinct,
                     pairs_checked=result.pairs_checked,
+                    pairs_accepted=result.pairs_accepted,
                     exhaustive=result.exhaustive,
                     unparsed=tuple(sorted(result.unparsed.items())),
                     failures=tuple(

@@ -37,7 +37,7 @@ from .stats.rule_version import rule_version
 
 __all__ = ["Proved", "proof_key", "read_proof", "write_proof"]
 
-FORMAT = "proofs-v1"
+FORMAT = "proofs-v2"
 FOLDER = "proofs"
 #: Entries kept (most recently used first).
 KEEP = 64
@@ -103,7 +103,8 @@ def _encode(proved: Proved) -> tuple:
         ),
         tuple(
             (c.domain, c.level, c.n_keys, c.distinct, c.pairs_checked, c.unparsed,
-             tuple((f.key, f.answer, f.problem, f.reason) for f in c.failures), c.exhaustive)
+             tuple((f.key, f.answer, f.problem, f.reason) for f in c.failures), c.exhaustive,
+             c.pairs_accepted)
             for c in checks
         ),
         tuple(targets),
@@ -131,8 +132,10 @@ def _decode(value: Any) -> Proved:
                 KeysCheckFailure(_str(k), _str(a), _str(p), _str(r)) for k, a, p, r in failures
             ),
             exhaustive=_bool(exhaustive),
+            pairs_accepted=int(accepted),
         )
-        for domain, level, n_keys, distinct, pairs, unparsed, failures, exhaustive in checks_raw
+        for domain, level, n_keys, distinct, pairs, unparsed, failures, exhaustive, accepted
+        in checks_raw
     )
     return examples, checks, tuple(_dict(t) for t in targets)
 

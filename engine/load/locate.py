@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UsageError, printable
 from .filekind import exists_at_all, file_problem
 
 RULES_PACKAGE = "keyaudit.rules"
@@ -35,15 +35,21 @@ def bundled_rule_names() -> list[str]:
 def resolve_rule_path(argument: str) -> Path:
     """A rule file path for ``argument``: an existing path, or a bundled rule's name."""
     path = Path(argument)
+    bare = path.suffix != ".toml" and "/" not in argument and "\0" not in argument
+    bundled = bundled_rules_dir() / f"{argument}.toml" if bare else None
+    if bundled is not None and bundled.is_file() and exists_at_all(path):
+        raise UsageError(
+            f"{printable(argument)!r} is both a bundled rule and a file in the current folder,"
+            f" which would shadow it; write ./{printable(argument)} for the file, or run from"
+            " another folder for the bundled rule"
+        )
     problem = file_problem(path, "a rule file")
     if problem is None:
         return path
     if problem != "does not exist" and exists_at_all(path):
         raise UsageError(f"{argument}: rule file {problem}")
-    if path.suffix != ".toml" and "/" not in argument and "\0" not in argument:
-        bundled = bundled_rules_dir() / f"{argument}.toml"
-        if bundled.is_file():
-            return bundled
+    if bundled is not None and bundled.is_file():
+        return bundled
     names = ", ".join(bundled_rule_names()) or "none"
     raise UsageError(
         f"{argument!r}: no such rule file, and not a bundled rule name (bundled: {names})"

@@ -142,10 +142,17 @@ class CellKeysCheck:
     failures: tuple[KeysCheckFailure, ...]
     #: False when each key was checked against a sample of the others (very large cells).
     exhaustive: bool = True
+    #: Of ``pairs_checked``, those accepted because ``[keys_check] accepts`` declares the other
+    #: key a right answer too; the rest were rejected.
+    pairs_accepted: int = 0
 
     @property
     def passed(self) -> bool:
         return not self.failures and not self.unparsed and self.n_keys > 0
+
+    @property
+    def pairs_rejected(self) -> int:
+        return self.pairs_checked - self.pairs_accepted
 
 
 @dataclass(frozen=True)

@@ -219,6 +219,7 @@ def _keys_checks(proof: RuleProof) -> list[dict[str, Any]]:
             "n_keys": k.n_keys,
             "distinct": k.distinct,
             "pairs_checked": k.pairs_checked,
+            "pairs_accepted": k.pairs_accepted,
             "exhaustive": k.exhaustive,
             "passed": k.passed,
             "unparsed": [{"key": key, "error": error} for key, error in k.unparsed],

@@ -352,18 +352,33 @@ def _rule_section(audit: Audit) -> list[str]:
         passed = sum(e.passed for e in proof.examples)
         lines += ["", f"All {count(passed)} of the rule's examples pass as stated."]
         for k in proof.keys_checks:
-            lines[-1] += (
-                f" The keys check passes over all {count(k.n_keys)} keys of"
-                f" {cell_name(k.domain, k.level)}: each of the {count(k.distinct)} distinct strings is"
-                f" accepted as its own answer, and {'all ' if k.exhaustive else ''}"
-                f"{count(k.pairs_checked)} pairs of strings with different key values"
-                f"{'' if k.exhaustive else ' (an even, deterministic sample of all pairs)'} are rejected."
-            )
+            lines[-1] += " " + _keys_check_sentence(k)
         for cell in audit.cells:
             if cell.rule == proof.name:
                 lines += ["", _baseline_sentence(cell)]
         lines += _application(audit, proof)
     return lines
+
+
+def _keys_check_sentence(k) -> str:
+    """What a passing keys check proved, saying which pairs were rejected and which accepted
+    because ``[keys_check] accepts`` declares them right (they are not "rejected")."""
+    pairs = "pairs of strings with different key values" + (
+        "" if k.exhaustive else " (an even, deterministic sample of all pairs)"
+    )
+    if k.pairs_accepted:
+        verdicts = (
+            f"{count(k.pairs_rejected)} of the {count(k.pairs_checked)} {pairs} are rejected; the"
+            f" other {count(k.pairs_accepted)} are accepted, as the rule's `[keys_check] accepts`"
+            " declares."
+        )
+    else:
+        verdicts = f"{'all ' if k.exhaustive else ''}{count(k.pairs_checked)} {pairs} are rejected."
+    return (
+        f"The keys check passes over all {count(k.n_keys)} keys of {cell_name(k.domain, k.level)}:"
+        f" each of the {count(k.distinct)} distinct strings is accepted as its own answer, and "
+        + verdicts
+    )
 
 
 def _example_answer(response: str) -> str:

@@ -6,7 +6,8 @@ what should be extracted; any mismatch is reported and stops ``check``.
 The keys check: every key, given as the answer to itself, must be accepted (a key no model could
 ever match means the rule is too strict or the grammar misses a template); and for each distinct
 key string, every other distinct string whose ``[key]`` values differ must be rejected when
-given as its answer (otherwise the rule is too loose). Keys that match no template are listed.
+given as its answer (otherwise the rule is too loose), and an answer that answers nothing
+(:data:`NONSENSE`) must be rejected for every key. Keys that match no template are listed.
 A cell with so many distinct keys that all pairs would exceed :data:`MAX_PAIRS` (compass_bearing
 L5 has ~3,000: nine million pairs) checks each key against an even, deterministic sample of the
 others instead, and says so (``exhaustive`` is false).
@@ -65,6 +66,10 @@ def run_examples(scorer: Scorer) -> list[ExampleResult]:
 
 #: Most (key, other key) pairs the keys check scores; beyond, each key meets an even sample.
 MAX_PAIRS = 200_000
+#: An answer that answers nothing: every key is also scored against it, and a rule that accepts
+#: it is a failure (a rule whose only clause is ``true``, with ``[keys_check] accepts = "true"``,
+#: passed every other part of the check).
+NONSENSE = "\u2400"
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,9 @@ class KeysCheck:
     unparsed: dict[str, str] = field(default_factory=dict)
     failures: list[KeyFailure] = field(default_factory=list)
     pairs_checked: int = 0
+    #: Of those, the pairs the rule accepted because ``[keys_check] accepts`` says the other key
+    #: is a right answer too (the rest were rejected, or are failures).
+    pairs_accepted: int = 0
     #: False when the cell has so many distinct keys that each was checked against a sample.
     exhaustive: bool = True
 
@@ -108,13 +116,22 @@ class KeysCheckPlan:
     #: per pair: whether the rule must accept it (its own key; another key only where the rule's
     #: ``[keys_check] accepts`` says that key is a right answer too).
     expected: list[bool] = field(default_factory=list)
+    #: the positions of the probe pairs: each key against :data:`NONSENSE`, which no rule may
+    #: accept (a rule whose clauses never reject passes every other part of the check when its
+    #: ``[keys_check] accepts`` is true).
+    probes: set[int] = field(default_factory=set)
 
     def finish(self, outcomes: Sequence[tuple[bool, str]]) -> KeysCheck:
         """The check's result, from the (accept, reason) of every pair."""
         result = self.result
-        for (key, _line), other, expected, (accept, reason) in zip(
-            self.pairs, self.others, self.expected, outcomes, strict=True
+        nonsense_accepted: list[str] = []
+        for at, ((key, _line), other, expected, (accept, reason)) in enumerate(
+            zip(self.pairs, self.others, self.expected, outcomes, strict=True)
         ):
+            if at in self.probes:
+                if accept:
+                    nonsense_accepted.append(key)
+                continue
             if other is None:
                 if not accept:
                     result.failures.append(
@@ -122,6 +139,7 @@ class KeysCheckPlan:
                     )
                 continue
             result.pairs_checked += 1
+            result.pairs_accepted += accept and expected
             if accept and not expected:
                 result.failures.append(
                     KeyFailure(key, other, "a different key given as the answer is accepted")
@@ -132,6 +150,20 @@ class KeysCheckPlan:
                         key, other, "a key that [keys_check] accepts as an answer is rejected", reason
                     )
                 )
+        if nonsense_accepted and len(nonsense_accepted) == len(self.probes):
+            result.failures.append(
+                KeyFailure(
+                    nonsense_accepted[0],
+                    NONSENSE,
+                    f"the rule accepts every answer: {NONSENSE!r}, which answers nothing, is"
+                    " accepted for every key (its clauses never reject)",
+                )
+            )
+        else:
+            result.failures += [
+                KeyFailure(key, NONSENSE, f"{NONSENSE!r}, which answers nothing, is accepted")
+                for key in nonsense_accepted
+            ]
         return result
 
 
@@ -166,6 +198,10 @@ def plan_keys_check(scorer: Scorer, keys: Iterable[str], label: str | None = Non
         plan.pairs.append((text, answer_line(text)))
         plan.others.append(None)
         plan.expected.append(True)
+        plan.probes.add(len(plan.pairs))
+        plan.pairs.append((text, answer_line(NONSENSE)))
+        plan.others.append(None)
+        plan.expected.append(False)
         for other_text in _others(texts, position, per_key):
             other = parsed[other_text]
             if other.target == key.target:
