@@ -150,9 +150,18 @@ class TemplateStat:
     target_counts: dict[str, dict[str, int]]
 
     @property
+    def status_field(self) -> str | None:
+        """The ``[key]`` value the keys are grouped by: ``status`` where the rule defines it,
+        else its first (as the audit groups them: :attr:`.rules.rule.Rule.status_field`)."""
+        if "status" in self.target_counts:
+            return "status"
+        return next(iter(self.target_counts), None)
+
+    @property
     def status_counts(self) -> dict[str, int]:
-        """The counts of the rule's ``status`` key value, when it has one."""
-        return self.target_counts.get("status", {})
+        """The counts of the rule's status value (:attr:`status_field`)."""
+        field = self.status_field
+        return self.target_counts.get(field, {}) if field is not None else {}
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,11 @@ class ClaimSpec:
     #: seed's rule reads the status from the first word); the rest of the line is explanation and
     #: is not read. None: the whole answer line.
     within: str | None = None
+    #: Kinds whose value is their subject ("bulb C goes out": the claim "goes out" says C): a
+    #: claim of one takes its subject's name as its value, and is about the target whatever its
+    #: subject (the subject is the answer, not who the claim is about). Without a subject it
+    #: keeps its own value.
+    value_from_subject: frozenset[str] = frozenset()
 
     @functools.cached_property
     def atoms(self) -> frozenset[str]:
@@ -389,10 +394,14 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         return name is None or target is None or name == str(target)
 
     def add(kind: str, item: Any, value: Any, negated: bool, at: int, about: str | None) -> Claim:
+        from_subject = kind in spec.value_from_subject
+        if from_subject and about is not None:
+            value = about
         claim = Claim(kind, item, value, negated, at, about, conditional=conditional)
         claim.contrasted = contrast_depth is not None
         claim.hypothetical = hypothetical
-        claim.about_target = is_target(about) and not claim.contrasted and not hypothetical
+        about_target = from_subject or is_target(about)
+        claim.about_target = about_target and not claim.contrasted and not hypothetical
         found.append(claim)
         return claim
 

@@ -397,16 +397,20 @@ class Kind:
     values: Callable[[Component], str]
     #: The check of the "wrong" step (None: a compound, whose parts each have their own).
     wrong: Callable[[Component], str] | None
-    #: Default explanations of each standard reason ({name} is the component's name).
+    #: Default explanations of each standard reason ({reason} is the reason as the rule names it).
     explain: dict[str, str]
     #: The check of the "reversed" step, for ordered kinds (None: the kind has no such step).
     reversed: Callable[[Component], str] | None = None
 
 
+#: Default explanations, in the component's own words: its reason (as the rule names it) and
+#: what happened, never its name used as an English noun ("The out is hedged" read oddly for a
+#: component ``out``).
 _EXPLAIN = {
-    "missing": "No {name} is given.",
-    "hedged": "The {name} is hedged ('probably', 'I think', a '?').",
-    "conflict": "Two or more different values of the {name} are offered.",
+    "missing": "{reason}: no value of it is read from the answer (none is said, or each is denied).",
+    "hedged": "{reason}: its value is hedged ('probably', 'I think', a '?').",
+    "conflict": "{reason}: two or more different values of it are offered.",
+    "wrong": "{reason}: the value read differs from the key's.",
 }
 KINDS: dict[str, Kind] = {
     "choice": Kind(_choice_values, _choice_wrong, _EXPLAIN),
@@ -416,7 +420,7 @@ KINDS: dict[str, Kind] = {
     "compound": Kind(_compound_values, None, _EXPLAIN),
     "pair": Kind(
         _pair_values, _pair_wrong,
-        _EXPLAIN | {"reversed": "The {name} is named in the wrong order."}, _pair_reversed,
+        _EXPLAIN | {"reversed": "{reason}: the right two are named in the wrong order."}, _pair_reversed,
     ),
 }
 
@@ -461,7 +465,8 @@ def expand_components(
         for step in STEPS:
             if checks[step] is None:
                 continue
-            explain = c.explain.get(step, kind.explain.get(step, "")).format(name=c.name)
+            default = kind.explain.get(step, "").format(reason=c.reasons[step])
+            explain = c.explain.get(step, default)
             out.requires.append((c.index, c.reasons[step], checks[step], c.when, explain))
         for position, (part, part_kind) in enumerate(c.parts):
             value = f"{c.name}[{position}]"

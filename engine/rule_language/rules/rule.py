@@ -64,7 +64,10 @@ SCHEMA: dict[str, dict[str, type | tuple[type, ...]] | None] = {
     "output": None,
     "keys_check": {"accepts": str},
     REVIEWED_CONFLICTS: None,  # grammar rule name -> why; checked by .conflict_review
-    "claims": {"subject": str, "target": str, "kinds": dict, "nouns": dict, "steady": dict, "within": str},
+    "claims": {
+        "subject": str, "target": str, "kinds": dict, "nouns": dict, "steady": dict, "within": str,
+        "value_from_subject": list,
+    },
     "certainty": {
         "letters": bool, "numbers": bool, "words": list, "ignore": list, "benign": list, "when": str,
     },
@@ -211,6 +214,19 @@ class Rule:
         if self.certainty_when is not None:
             scored.append(self.certainty_when)
         return any("key" in expression.names for expression in scored)
+
+    @property
+    def status_field(self) -> str:
+        """The ``[key]`` value a cell's keys are grouped by in the reports (counts per status,
+        a worked example per status): ``status`` where the rule defines it, else its first
+        ``[key]`` value; the reports name it when it is not ``status``."""
+        return "status" if "status" in self.key_values else next(iter(self.key_values))
+
+    @property
+    def attributes_read_target(self) -> bool:
+        """Whether some ``[[attribute]]`` reads ``target``: its nodes' attributes then depend on
+        the key, so a parsed answer is not shared between keys (see the scorer)."""
+        return any("target" in e.names for table in self.attributes.values() for e in table.values())
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -513,7 +529,8 @@ def load_rule(path: str | Path) -> Rule:
             raise loc.error(
                 "attribute", index, "node", "node must be a grammar rule name or a list of them"
             )
-        expr = compile_at("attribute", index, "expr", entry["expr"], {"self"})
+        # `target` (the key's [key] values) too: an attribute may compare a node with the key
+        expr = compile_at("attribute", index, "expr", entry["expr"], {"self", "target"})
         if re.search(rf"\bself\s*\.\s*{re.escape(entry['name'])}\b", entry["expr"]):
             raise loc.error(
                 "attribute",
@@ -719,8 +736,21 @@ def _claims(
                 "claims", None, "steady", f"steady: {value!r} is not a value of claim kind {kind!r}"
             )
         steady[kind] = value
+    from_subject = raw.get("value_from_subject", [])
+    for kind in from_subject:
+        if kind not in kinds:
+            raise loc.error(
+                "claims", None, "value_from_subject",
+                f"value_from_subject: {kind!r} is not a claim kind of [claims] kinds",
+            )
+    if from_subject and subject is None:
+        raise loc.error(
+            "claims", None, "value_from_subject",
+            "value_from_subject needs [claims] subject: the rule whose mentions give the values",
+        )
     target = compile_at("claims", None, "target", raw["target"], {"key"}) if "target" in raw else None
-    return ClaimSpec(kinds, subject, nouns, steady, within), target
+    spec = ClaimSpec(kinds, subject, nouns, steady, within, frozenset(from_subject))
+    return spec, target
 
 
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")

@@ -263,6 +263,11 @@ class Scorer:
         self._last_env: tuple[str, str, dict[str, Any]] | None = None
         self._last_clean: tuple[str, str] | None = None
         attributes = rule.attributes
+        #: ``target`` as attributes read it: the ``[key]`` values of the key being scored (None
+        #: while a key itself is parsed, and for a tree shown without a key). Where some
+        #: attribute reads it, a parsed answer (and its attributes) belongs to one key.
+        self._target: Record | None = None
+        self._target_key: str | None = None
 
         in_progress: set[tuple[int, str]] = set()
 
@@ -279,7 +284,7 @@ class Scorer:
                 )
             in_progress.add(token)
             try:
-                return True, table[name].evaluate({"self": node})
+                return True, table[name].evaluate({"self": node, "target": self._target})
             finally:
                 in_progress.discard(token)
 
@@ -302,6 +307,15 @@ class Scorer:
         return parsed
 
     def _parse_key(self, key: str) -> ParsedKey:
+        # a key's own nodes know no target (their attributes make it): `target` is null there
+        before = self._target, self._target_key
+        self._target, self._target_key = None, None
+        try:
+            return self._parse_key_node(key)
+        finally:
+            self._target, self._target_key = before
+
+    def _parse_key_node(self, key: str) -> ParsedKey:
         try:
             with time_limit(ANSWER_SECONDS, "parsing this key"):
                 node = self.rule.key_grammar.parse(key, self._hook, self._hook_kinds)
@@ -362,6 +376,7 @@ class Scorer:
             return ()
         reasons: list[str] = []
         parsed_key = self.parse_key(key)
+        self._for_key(parsed_key)
         text = self._cleaned(verdict.answer_text) if verdict.answer_text is not None else ""
         # Misreadings that matter turn a rejection for something missing or conflicting, or an
         # acceptance; a rejection for a wrong component stands on what was read. The signs of
@@ -510,6 +525,7 @@ class Scorer:
     def _score_answer_text(self, key: str, raw_answer: str) -> Verdict:
         rule = self.rule
         parsed_key = self.parse_key(key)
+        self._for_key(parsed_key)
         if parsed_key.node is None:
             return Verdict(False, KEY_UNPARSED, self._empty_values(), raw_answer, parsed_key.error)
         text = self._cleaned(raw_answer)
@@ -545,18 +561,28 @@ class Scorer:
         self._last_clean = (raw_answer, text)
         return text
 
+    def _for_key(self, parsed_key: ParsedKey | None) -> None:
+        """Attributes read ``target`` as this key's values from now on."""
+        if parsed_key is None or parsed_key.node is None:
+            self._target, self._target_key = None, None
+        elif self._target_key != parsed_key.text:
+            self._target, self._target_key = Record(parsed_key.target), parsed_key.text
+
     def _parse_answer(self, text: str) -> Node:
-        """The answer grammar's tree for a cleaned answer text, parsed once per distinct text."""
-        tree = self._trees.get(text)
+        """The answer grammar's tree for a cleaned answer text, parsed once per distinct text
+        (per key too, where an attribute reads ``target``: its values are then the key's)."""
+        memo = (self._target_key, text) if self.rule.attributes_read_target else text
+        tree = self._trees.get(memo)
         if tree is None:
             tree = self.rule.answer_grammar.parse(text, self._hook, self._hook_kinds)
-            self._trees.put(text, tree, len(text))
+            self._trees.put(memo, tree, len(text))
         return tree
 
     def explain(self, key: str, raw_answer: str) -> tuple[Verdict, ClaimSet | None]:
         """The verdict on one answer text and the claims the layer read from it."""
         verdict = self._score_bounded(key, cut_answer(raw_answer))
         parsed_key = self.parse_key(key)
+        self._for_key(parsed_key)
         text = clean_answer(raw_answer, self.rule.answer_format)
         if self.rule.claims is None or parsed_key.node is None or not text:
             return verdict, None
@@ -573,6 +599,7 @@ class Scorer:
         text = clean_answer(raw_answer, self.rule.answer_format)
         if not text:
             return "no answer text"
+        self._for_key(None)
         try:
             with time_limit(ANSWER_SECONDS, "parsing this answer"):
                 return format_tree(self._parse_answer(text))
@@ -585,6 +612,7 @@ class Scorer:
         """Each ``[[require]]`` clause in order with its outcome on this answer, up to the first
         that fails (``None``: skipped by its ``when``) — why the verdict follows."""
         parsed_key = self.parse_key(key)
+        self._for_key(parsed_key)
         text = clean_answer(raw_answer, self.rule.answer_format)
         if parsed_key.node is None or not text:
             return []
