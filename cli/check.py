@@ -667,9 +667,8 @@ def _render_models(out: Console, audit: Audit) -> None:
     for cell in audit.cells:
         where = f"{cell.domain} L{cell.level}"
         section(out, f"{where}: strict vs rule")
-        statuses = ", ".join(f"{n} {s}" for s, n in cell.status_counts)
         out.print(
-            f"Evaluated items: {cell.n_evaluated} ({statuses}) of {cell.n_keys:,} keys. Baseline"
+            f"Evaluated items: {cell.n_evaluated} ({cell.statuses_text()}) of {cell.n_keys:,} keys. Baseline"
             f" {cell.baseline_before_correct}/{cell.n_evaluated} = {pct(cell.baseline_before)} →"
             f" {cell.baseline_after_correct}/{cell.n_evaluated} = {pct(cell.baseline_after)}"
             f" (best constant answer: {cell.best_constant!r}).",

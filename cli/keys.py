@@ -149,7 +149,9 @@ def _overview_table(
 
 
 def _status_text(template: TemplateStat) -> str:
-    return ", ".join(f"{value} {n:,}" for value, n in template.status_counts.items())
+    listed = ", ".join(f"{value} {n:,}" for value, n in template.status_counts.items())
+    field = template.status_field
+    return listed if field in (None, "status") or not listed else f"{field}: {listed}"
 
 
 def _render_cell(s: CellStructure) -> None:

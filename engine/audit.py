@@ -238,12 +238,12 @@ def prove_rules(
 
 
 def status_of(scorer: Scorer, key: str) -> str:
-    """The key's status for grouping: its ``status`` value if the rule has one, else the first."""
+    """The key's status for grouping: its value of the rule's ``status_field`` (``status`` if
+    the rule defines it, else its first ``[key]`` value)."""
     target = scorer.parse_key(key).target
     if not target:
         return "unparsed"
-    value = target["status"] if "status" in target else next(iter(target.values()))
-    return format_value(jsonable(value))
+    return format_value(jsonable(target.get(scorer.rule.status_field)))
 
 
 def _answer_line(scorer: Scorer, text: str) -> str | None:
@@ -579,6 +579,7 @@ def _cell_audits(
                 n_keys=n_keys,
                 n_evaluated=len(keys),
                 status_counts=tuple(sorted(statuses.items())),
+                status_field=rule.status_field,
                 baseline_before=baselines_before[(domain, level)],
                 baseline_before_correct=strict_count,
                 baseline_after=base.accuracy,

@@ -239,6 +239,14 @@ class CellAudit:
     baseline_after_correct: int
     best_constant: str
     best_constant_values: dict[str, Any]
+    #: The ``[key]`` value ``status_counts`` count (``status``, or the rule's first ``[key]``
+    #: value, which the reports then name).
+    status_field: str = "status"
+
+    def statuses_text(self) -> str:
+        """``150 A, 150 B`` (``by bulb: 150 A, ...`` where the values are not a ``status``)."""
+        listed = ", ".join(f"{n:,} {s}" for s, n in self.status_counts)
+        return listed if self.status_field == "status" else f"by {self.status_field}: {listed}"
 
 
 @dataclass(frozen=True)

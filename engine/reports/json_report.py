@@ -276,6 +276,7 @@ def audit_to_json(audit: Audit) -> dict[str, Any]:
                 "n_keys": c.n_keys,
                 "n_evaluated": c.n_evaluated,
                 "status_counts": dict(c.status_counts),
+                "status_field": c.status_field,
                 "baseline_before": c.baseline_before,
                 "baseline_before_correct": c.baseline_before_correct,
                 "baseline_after": c.baseline_after,

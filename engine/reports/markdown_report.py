@@ -390,10 +390,11 @@ def _example_answer(response: str) -> str:
 
 def _baseline_sentence(cell: CellAudit) -> str:
     statuses = _join([f"{count(n)} {code(s)}" for s, n in cell.status_counts])
+    by = "" if cell.status_field == "status" else f" (by their {code(cell.status_field)})"
     best = values_text(cell.best_constant_values)
     return (
         f"The evaluated {count(cell.n_evaluated)}-item sample of {cell_name(cell.domain, cell.level)}"
-        f" contains {statuses} keys. Under this proposed comparator, the strongest constant answer"
+        f" contains {statuses} keys{by}. Under this proposed comparator, the strongest constant answer"
         f" is a key with {code(best)} ({code(cell.best_constant)}), so the constant-answer baseline"
         f" becomes **{cell.baseline_after_correct}/{cell.n_evaluated} = {pct(cell.baseline_after)}**"
         f" (strict: {cell.baseline_before_correct}/{cell.n_evaluated} ="
