@@ -325,8 +325,8 @@ def test_no_report_says_the_figures_cannot_move_unless_all_adjudicated(report: d
     data = json.loads((tmp_path / "p.json").read_text())
     assert data["extraction_error"]["measured"] is False
     (card,) = data["extraction_error"]["cards"]
-    assert "validation card gives" in card["quote"]
-    assert "unmeasured on these responses" in plain.out and "validation card gives" in plain.out
+    assert "validation card claims" in card["quote"]
+    assert "unmeasured on these responses" in plain.out and "validation card claims" in plain.out
     assert "unmeasured on these responses" in (tmp_path / "p.md").read_text()
 
 

@@ -129,3 +129,34 @@ def test_a_file_in_the_current_folder_does_not_shadow_a_bundled_rule(
     result = run_cli("check", "physical_stability", "--resamples", "20")
     assert_one_line_error(result.err, result.code, "both a bundled rule and a file", "./physical_stability")
     assert resolve_rule_path("./physical_stability") == Path("./physical_stability")
+
+
+# ---- a validation card is its author's claim
+
+
+def test_a_lying_card_is_printed_as_its_authors_claim(tmp_path: Path, run_cli) -> None:
+    """A card with the right version hash and "1,000,000 of 1,000,000 agreed" was printed as a
+    measurement ("measured on the rule's files as they are now")."""
+    from keyaudit.engine.rule_language.rules.rule import load_rule
+    from keyaudit.engine.stats.rule_version import rule_version
+
+    path = rule(tmp_path / "rule", "said == target.status")
+    (path.parent / "cards").mkdir()
+    (path.parent / "cards" / "t.card.toml").write_text(
+        f'rule = "t"\n[[set]]\nname = "blind.jsonl"\ncases = 1000000\nagree = 1000000\n'
+        f'date = "2024-01-01"\nversion = "{rule_version(load_rule(path))}"\nsource = "measured"\n',
+        encoding="utf-8",
+    )
+    markdown, report = tmp_path / "a.md", tmp_path / "a.json"
+    result = run_cli(
+        "check", str(path), "--bench", str(benchmark(tmp_path / "b")), "--resamples", "20",
+        "--markdown", str(markdown), "--json", str(report),
+    )
+    assert result.code == 0, result.err
+    written = report.read_text(encoding="utf-8")
+    assert "its validation card claims (its author's record, not measured here)" in written
+    for text in (result.flat, " ".join(markdown.read_text(encoding="utf-8").split()), written):
+        assert "measured on the rule's files" not in text and "card gives" not in text
+    for text in (result.flat, " ".join(markdown.read_text(encoding="utf-8").split())):
+        assert "as its author recorded it (a claim that comes with the rule, not measured by keyaudit here)" in text
+        assert "its validation card claims (its author's record, not measured here)" in text

@@ -1,5 +1,12 @@
 """A rule's validation card in words: the line or two ``check`` prints for each rule (terminal and
-Markdown alike), and the card's figure quoted where a report's extraction error is unmeasured."""
+Markdown alike), and the card's figure quoted where a report's extraction error is unmeasured.
+
+A card is a file that comes with the rule: its figures are what the rule's author recorded, and
+keyaudit measures none of them in the run that prints them. Anyone can write "1,000,000 of
+1,000,000 agreed" and the right version hash into one. So every sentence here gives a card's
+figure as the card's claim, never as keyaudit's measurement; the version hash says only which
+files the record is about.
+"""
 
 from __future__ import annotations
 
@@ -38,11 +45,15 @@ def card_lines(status: CardStatus, show: Show = as_is) -> list[str]:
             " it was not tuned on is not recorded; `keyaudit test-rule RULE --cases FILE --card`"
             " records it."
         ]
-    head = f"Validation card of {show(status.rule)} ({show(str(status.path))}): {pooled_text(status)}, each measured before tuning on it."
+    head = (
+        f"Validation card of {show(status.rule)} ({show(str(status.path))}), as its author"
+        f" recorded it (a claim that comes with the rule, not measured by keyaudit here):"
+        f" {pooled_text(status)}, each said to be measured before tuning on it."
+    )
     n_now, n_old, n_history = len(status.current), len(status.outdated), len(status.from_history)
     parts = []
     if n_now:
-        parts.append(f"{n_now} measured on the rule's files as they are now ({status.version_now})")
+        parts.append(f"{n_now} recorded for the rule's files as they are now ({status.version_now})")
     if n_history:
         parts.append(
             f"{n_history} recorded from the project's history on an unknown version of the rule"
@@ -50,7 +61,7 @@ def card_lines(status: CardStatus, show: Show = as_is) -> list[str]:
         )
     if n_old:
         parts.append(
-            f"{n_old} measured on another version: the rule's files changed since"
+            f"{n_old} recorded for another version: the rule's files changed since"
             f" (now {status.version_now})"
         )
     tail = "Sets: " + "; ".join(parts) + "."
@@ -79,7 +90,8 @@ def card_quote(status: CardStatus | None, show: Show = as_is) -> str:
     else:
         state = ", partly measured on earlier versions of its files"
     return (
-        f"its validation card gives {pct(status.agreement)} agreement on {status.cases:,} labelled"
-        f" cases it was not tuned on{state}, an error of {pct(1 - status.agreement)}"
-        f" ({pct(error_low)}–{pct(error_high)}) on phrasings it had not seen"
+        f"its validation card claims (its author's record, not measured here)"
+        f" {pct(status.agreement)} agreement on {status.cases:,} labelled cases it was not tuned"
+        f" on{state}, an error of {pct(1 - status.agreement)} ({pct(error_low)}–{pct(error_high)})"
+        " on phrasings it had not seen"
     )
