@@ -147,3 +147,55 @@ def test_explanations_use_the_components_own_words(tmp_path: Path) -> None:
     assert explained["out missing"].startswith("out missing: no value of it is read")
     assert explained["wrong out"] == "wrong out: the value read differs from the key's."
     assert not any("The out" in text for text in explained.values())
+
+
+def test_new_rule_reads_most_stored_answers_of_a_one_template_cell(one_level, run_cli, tmp_path) -> None:
+    """``new-rule`` on a cell whose 600 keys all read ``bulb {LETTER} goes out`` builds its
+    starter on the claim layer from the key's words: the slot is a claim (a choice of the
+    letters the keys use), the fixed words filler. The restating starter read only the answers
+    that repeat the whole template (680 of 1,800 here; 0 of 600 in the issue); this one reads a
+    letter in every stored answer and gives exactly the hand-written rule's verdicts."""
+    from keyaudit.engine.load.benchmark import load_benchmark
+    from keyaudit.engine.rule_language.authoring.rulecheck import keys_check
+
+    bench, hand_rule = one_level
+    made = run_cli("new-rule", "circuit_bulbs", "--level", "1", "--bench", str(bench), "--out", str(tmp_path / "r"))
+    assert made.code == 0, made.err
+    tested = run_cli("test-rule", str(tmp_path / "r" / "circuit_bulbs.toml"), "--bench", str(bench))
+    assert tested.code == 0 and "rule OK" in tested.out, tested.out[-2000:]
+    starter = Scorer(load_rule(tmp_path / "r" / "circuit_bulbs.toml"))
+    hand = Scorer(load_rule(hand_rule))
+    loaded = load_benchmark(bench)
+    assert keys_check(starter, [k.answer for k in loaded.keys.values()]).passed
+    verdicts = [
+        (starter.score(loaded.keys[r.id].answer, r.text), hand.score(loaded.keys[r.id].answer, r.text))
+        for r in loaded.responses
+    ]
+    assert len(verdicts) == 1800
+    missing = sum(mine.reason.endswith("missing") for mine, _ in verdicts)
+    assert missing == 0
+    assert all(mine.accept == theirs.accept for mine, theirs in verdicts)
+    assert sum(mine.accept for mine, _ in verdicts) == 1041
+    for text, reason in (
+        ("A bulb goes out", "letter missing"),  # the article, not bulb A
+        ("Not A but C.", ""),
+        ("Probably bulb C.", "letter hedged"),
+        ("Bulb C or bulb A goes out.", "letter conflict"),
+        ("A/B/C/D: C", ""),
+    ):
+        assert starter.score_answer_text("bulb C goes out", text).reason == reason, text
+
+
+def test_the_slot_starter_applies_only_where_a_slot_can_be_told_apart() -> None:
+    from keyaudit.engine.rule_language.authoring import slot_starter
+    from keyaudit.engine.rule_language.authoring.keystructure import induce_templates
+
+    def fits(keys: list[str]) -> bool:
+        return slot_starter.fits(tuple(induce_templates(keys)))
+
+    assert fits(["bulb A goes out", "bulb C goes out"])
+    assert fits(["no; new value 65", "no; new value 70"])
+    assert fits(["bulb A at 5 volts", "bulb C at 7 volts"])  # one letter, one number
+    assert not fits(["joint B-A", "joint C-B"])  # two letters: which is which
+    assert not fits(["yes; new value 65", "no; new value 70"])  # two templates: restated
+    assert not fits(["circuit B: bulb A goes out", "circuit B: bulb C goes out"])  # two letters

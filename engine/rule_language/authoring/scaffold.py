@@ -1,8 +1,10 @@
 """Scaffold a new rule from a cell's answer keys, and test a rule: the authoring loop's engine.
 
 ``keyaudit new-rule DOMAIN --level L`` writes ``<domain>.toml``, ``<domain>_key.lark`` and
-``<domain>_answer.lark``. They are a starting point, not a finished rule: the starter answer
-grammar only recognises an answer that restates a key template (case, spacing and trailing
+``<domain>_answer.lark``. They are a starting point, not a finished rule. A cell whose keys
+share one template gets the slot starter of :mod:`.slot_starter` (each slot read wherever the
+answer gives it). Otherwise the starter answer grammar only recognises an answer that restates a
+key template (case, spacing and trailing
 punctuation may vary), and the rule accepts it when its template and slots equal the key's. That
 is enough to load, to pass the generated examples and to pass the keys check, so the author starts
 from a green ``keyaudit test-rule`` and edits towards the phrasings models really write.
@@ -42,6 +44,7 @@ from ...load.benchmark import Benchmark
 from ...load.filekind import exists_at_all
 from ..rules.rule import AnswerFormat, Rule, load_rule
 from ..scoring.scorer import Scorer, normalise_characters
+from . import slot_starter
 from .keystructure import InducedTemplate, induce_templates
 from .rulecheck import ExampleResult, KeysCheck, keys_check, run_examples
 
@@ -493,8 +496,11 @@ def scaffold_rule(
             f"refusing to overwrite {', '.join(existing)}; remove the files or choose --out"
         )
     templates = tuple(induce_templates(keys)[:MAX_TEMPLATES])
+    # one template: read its slots wherever an answer gives them (slot_starter); else restate
+    starter = slot_starter if slot_starter.fits(templates) else None
+    write_rule = starter.rule_text if starter else rule_text
     key_text = key_grammar_text(domain, level, templates)
-    answer_text = answer_grammar_text(domain, level, templates)
+    answer_text = (starter.answer_grammar_text if starter else answer_grammar_text)(domain, level, templates)
     rule_path, key_path, answer_path = paths
     trim = answer_trim(keys)
     written: list[Path] = []
@@ -502,10 +508,10 @@ def scaffold_rule(
         _write(out, None, "", written)
         _write(key_path, key_path, key_text, written)
         _write(answer_path, answer_path, answer_text, written)
-        draft = rule_text(domain, level, templates, question, trim=trim)
+        draft = write_rule(domain, level, templates, question, trim=trim)
         _write(rule_path, rule_path, draft, written)
         examples = _examples(rule_path, keys)
-        final = rule_text(domain, level, templates, question, examples, trim)
+        final = write_rule(domain, level, templates, question, examples, trim)
         _write(rule_path, rule_path, final, written)
         load_rule(rule_path)
     except BaseException:
