@@ -20,6 +20,8 @@ CORPUS = [
     (r"\(D\)", "D"),
     (r"\[ \chi = -2 \]", " χ = -2 "),
     ("costs $5 only", "costs $5 only"),  # one dollar is not math
+    (r"back\slash 5", r"back\slash 5"),  # outside math an unknown command is the model's text
+    (r"$\foo x$", "foo x"),  # inside math it is a word
     # text and box commands keep their argument
     (r"\boxed{C}", "C"),
     (r"$\boxed{\text{stable}}$", "stable"),

@@ -328,6 +328,12 @@ def _latex_outside_math(text: str, start: int, end: int, out: _Builder) -> None:
                 _latex(text, slash, last, out)
                 i = last
                 continue
+        if name.isalpha() and not _known_command(name):
+            # outside math an unknown "\word" is the model's own text ("back\slash")
+            for k in range(slash, stop):
+                out.add(text[k], k)
+            i = stop
+            continue
         if name.isalpha():  # the spaces after a control word are TeX's to skip or keep
             while stop < end and text[stop] == " ":
                 stop += 1
@@ -341,3 +347,10 @@ def _latex_outside_math(text: str, start: int, end: int, out: _Builder) -> None:
                 continue
         _latex(text, slash, stop, out)
         i = stop
+
+
+def _known_command(name: str) -> bool:
+    return (
+        name in _SYMBOLS or name in _TEXT_COMMANDS or name in _FRACTIONS or name in _SPACES
+        or name in _NOTHING or name == "sqrt"
+    )
