@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from keyaudit.engine.errors import UsageError
+from keyaudit.engine.errors import UsageError, printable
 from keyaudit.engine.load.benchmark import load_benchmark
 from keyaudit.engine.load.casefile import read_cases
 from keyaudit.engine.load.locate import resolve_rule_path
@@ -176,8 +176,10 @@ def test_rule(
         example = item.example
         where = f"line {example.line}" if example.line else f"#{number}"
         mark = styled("[green]PASS[/green]") if item.passed else styled("[red]FAIL[/red]")
-        text = example.response.removeprefix("ANSWER: ")
-        console.print("  ", mark, f" {where}: {text[:100]}", sep="", soft_wrap=True)
+        # one line: a whole-response example's line breaks shown as \n, not printed
+        text = printable(example.response.removeprefix("ANSWER: "))
+        shown = text if len(text) <= 100 else text[:99] + "…"
+        console.print("  ", mark, f" {where}: {shown}", sep="", soft_wrap=True)
         for mismatch in item.mismatches:
             console.print(f"       {mismatch}", soft_wrap=True)
     for cell in result.cells:

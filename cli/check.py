@@ -719,8 +719,14 @@ def _render_worked(out: Console, audit: Audit) -> None:
     if not audit.worked_examples:
         return
     section(out, "Worked examples: stored responses scored by the rule")
+    # The question is the item's, not the answer's: said once above the table where every
+    # example shares it, else with its item; the ANSWER line column holds the answer line only.
+    questions = {w.question for w in audit.worked_examples}
+    shared = next(iter(questions)) if len(questions) == 1 else None
+    if shared:
+        out.print(Text(visible(f"Question (every example): {shared}")))
     table = FoldingTable(show_lines=True)
-    table.add_column("Model / item / target", overflow="fold")
+    table.add_column("Model / item / target" + (" / question" if len(questions) > 1 else ""), overflow="fold")
     table.add_column("ANSWER line (verbatim)", overflow="fold", ratio=3)
     table.add_column("Extracted", overflow="fold")
     table.add_column("Verdict", overflow="fold")
@@ -728,9 +734,10 @@ def _render_worked(out: Console, audit: Audit) -> None:
         verdict = styled("[green]ACCEPT[/green]") if w.accept else styled("[red]REJECT[/red]\n{}", w.reason)
         item = f"{w.id} (epoch {w.epoch})" if audit.settings.epochs == "all" else w.id
         line = w.answer_line if w.answer_line is not None else "(no ANSWER line)"
+        asked = f"\nquestion: {w.question}" if w.question and not shared else ""
         table.add_row(
-            f"{w.model}\n{item}\n{_values(w.target)}",
-            Text(visible(f"Question: {w.question}\n{line}" if w.question else line)),
+            Text(visible(f"{w.model}\n{item}\n{_values(w.target)}{asked}")),
+            Text(visible(line)),
             _values(w.extracted),
             verdict,
         )

@@ -199,3 +199,20 @@ def test_the_slot_starter_applies_only_where_a_slot_can_be_told_apart() -> None:
     assert not fits(["joint B-A", "joint C-B"])  # two letters: which is which
     assert not fits(["yes; new value 65", "no; new value 70"])  # two templates: restated
     assert not fits(["circuit B: bulb A goes out", "circuit B: bulb C goes out"])  # two letters
+
+
+def test_a_whole_response_example_is_one_line_in_test_rule(one_level, run_cli, tmp_path) -> None:
+    """A ``response = ...`` example printed its raw line breaks into test-rule's list."""
+    bench, _ = one_level
+    folder = tmp_path / "rule"
+    shutil.copytree(RULE_DIR, folder)
+    rule = folder / "circuit_bulbs.toml"
+    rule.write_text(
+        rule.read_text(encoding="utf-8")
+        + '\n[[example]]\nkey = "bulb C goes out"\nresponse = "S is in series with C.\\n\\nANSWER: C"\n',
+        encoding="utf-8",
+    )
+    result = run_cli("test-rule", str(rule), "--bench", str(bench))
+    assert result.code == 0, result.err
+    (line,) = [row for row in result.out.splitlines() if "S is in series with C." in row]
+    assert line.rstrip().endswith(r"S is in series with C.\n\nANSWER: C") and "PASS" in line

@@ -166,3 +166,11 @@ def test_a_one_level_report_speaks_of_its_own_level_everywhere(one_level_reports
         assert "Model order by mean accuracy over its L1 cells after the rule, corrected: Ohm Large 73.67%" in text
         for sentence in statements["closing"]:
             assert " ".join(sentence.split()).replace("`", "") in text.replace("`", ""), (name, sentence)
+
+
+def test_the_worked_examples_answer_column_holds_answer_lines_only(one_level_reports) -> None:
+    """The key files carry the question; it was printed in every row of the 'ANSWER line
+    (verbatim)' column. Every worked example shares it here: it is said once, above the table."""
+    terminal = one_level_reports["terminal"]
+    assert terminal.count("The drawing shows bulbs A, B, C and D") == 1
+    assert "Question (every example): The drawing shows bulbs A, B, C and D" in terminal

@@ -221,7 +221,7 @@ def test_epochs_first_is_the_default_and_said(tmp_path: Path, run_cli) -> None:
     assert "- Question: `If topmost block" in markdown
     worked = data["worked_examples"]
     assert worked and all(w["question"].startswith("If topmost block") for w in worked)
-    assert "--epochs first" in result.out and "Question: If topmost block" in result.out
+    assert "--epochs first" in result.out and "question: If topmost block" in result.flat
 
 
 def test_lm_eval_folder_renamed_model_and_other_filter(tmp_path: Path, run_cli) -> None:
