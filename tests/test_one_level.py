@@ -174,3 +174,28 @@ def test_the_worked_examples_answer_column_holds_answer_lines_only(one_level_rep
     terminal = one_level_reports["terminal"]
     assert terminal.count("The drawing shows bulbs A, B, C and D") == 1
     assert "Question (every example): The drawing shows bulbs A, B, C and D" in terminal
+
+
+def test_a_fresh_authors_first_hour(one_level, run_cli, tmp_path: Path) -> None:
+    """Issue 34, Done when: a benchmark laid out from one multi-model JSONL file, the README's
+    loop (keys, new-rule, test-rule, check), and a report that speaks of its own design: one
+    level, three models tied before and ordered after, no L5−L4."""
+    bench, _ = one_level
+    keys = run_cli("keys", "--bench", str(bench))
+    assert keys.code == 0 and "circuit_bulbs" in keys.out, keys.err
+    assert run_cli("new-rule", "circuit_bulbs", "--level", "1", "--bench", str(bench), "--out", str(tmp_path / "r")).code == 0
+    rule = tmp_path / "r" / "circuit_bulbs.toml"
+    tested = run_cli("test-rule", str(rule), "--bench", str(bench))
+    assert tested.code == 0 and "rule OK" in tested.out
+    report = tmp_path / "audit.md"
+    checked = run_cli("check", str(rule), "--bench", str(bench), "--resamples", RESAMPLES, "--markdown", str(report))
+    assert checked.code == 0, checked.err
+    assert "3 models found of 3 in the roster" in checked.flat
+    text = " ".join(report.read_text(encoding="utf-8").split())
+    for said in (
+        "This benchmark has one level (L1)",
+        "All 3 models are tied before the rules",
+        "Ohm Large, tied with Volt 7B before, now leads it by",
+    ):
+        assert said in text and said in checked.flat, said
+    assert "L5" not in text and "L4" not in text and "L5" not in checked.out
