@@ -173,7 +173,7 @@ def test_workers_load_rules_from_shipped_texts(tmp_path: Path) -> None:
     scorer = Scorer(rule)
     here = [scorer.score_line(key, line, certainty=False) for _, key, line in items]
     assert [value for value, _ in outcomes] == [(v.accept, v.reason) for v in here]
-    dask_executor._LOADED.pop(digest)
+    dask_executor._drop(digest)
 
 
 def test_a_worker_with_another_keyaudit_refuses() -> None:
