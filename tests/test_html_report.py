@@ -514,3 +514,11 @@ def test_review_page_placeholders_in_data_stay_text() -> None:
     (record,) = json.loads(found.group(1))["records"]
     assert (record["id"], record["model"], record["key"], record["answer_line"]) == ("{{DATA}}", "{{SCRIPT}}", "{{CSP}}", "{{TITLE}}")
     assert "<title>{{DATA}}</title>" in page
+
+
+def test_the_page_is_the_same_for_any_number_of_workers(tmp_path: Path, run_cli, monkeypatch, example_page) -> None:
+    monkeypatch.setenv("KEYAUDIT_PARALLEL_MIN", "0")  # workers even for the example's few answers
+    page = tmp_path / "jobs.html"
+    result = run_cli("check", PS, "--resamples", "200", "--jobs", "2", "--html", str(page))
+    assert result.code == 0, result.err
+    assert page.read_text(encoding="utf-8") == example_page[0]

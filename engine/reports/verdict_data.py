@@ -76,7 +76,10 @@ def verdict_data(audit: Audit, explain: Explain) -> dict[str, Any]:
     item = samples.item.astype(np.int64)
     cell_of = key_cell[item]
     model_rank = np.argsort(np.argsort(np.array(samples.models, dtype=object), kind="stable"))
-    verdict_at: dict[tuple[int, str], int] = {}
+    # A verdict's record is found by its content (the data does not depend on which verdicts
+    # the scoring shared as one object); ``seen`` only spares building it again.
+    record_at: dict[tuple, int] = {}
+    seen: dict[tuple[int, str], int] = {}
     verdict_rows: list[list[Any]] = []
     explanation_at: dict[tuple[tuple[str, int], str, str], int] = {}
     explanation_rows: list[list[int]] = []
@@ -92,19 +95,22 @@ def verdict_data(audit: Audit, explain: Explain) -> dict[str, Any]:
         return at
 
     def verdict_code(verdict: Any, cell: tuple[str, int], key: str) -> int:
-        at = verdict_at.get((id(verdict), key))
+        at = seen.get((id(verdict), key))
         if at is None:
             answer = verdict.answer_text
-            record = [
+            record = (
                 -1 if answer is None else strings(answer),
                 1 if verdict.accept else 0,
                 strings(verdict.reason or ""),
                 strings(_values(verdict.values)),
-                [strings(u) for u in verdict.uncertain],
+                tuple(strings(u) for u in verdict.uncertain),
                 explained(cell, key, answer),
-            ]
-            at = verdict_at[(id(verdict), key)] = len(verdict_rows)
-            verdict_rows.append(record)
+            )
+            at = record_at.get(record)
+            if at is None:
+                at = record_at[record] = len(verdict_rows)
+                verdict_rows.append([*record[:4], list(record[4]), record[5]])
+            seen[(id(verdict), key)] = at
         return at
 
     cells = []
