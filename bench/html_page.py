@@ -3,6 +3,7 @@ Chromium opens it and answers the verdict browser (issue 35, item 3).
 
     python bench/html_page.py --bench DIR                  # DIR: bench/scale.py --generate-only DIR
     python bench/html_page.py --bench DIR --rule gear_train --rounds 7
+    python bench/html_page.py --bench DIR --all --out bench/results/html_page_all.md   # every cell
     python bench/html_page.py --page FILE                  # only open a page written before
 
 ``keyaudit check RULE --bench DIR --html FILE`` runs as a fresh process with
@@ -12,8 +13,8 @@ the page from disk ``--rounds`` times, each in a fresh browser context: the time
 of navigation to the end of the page's script (its ``keyaudit-ready`` performance mark: the data
 parsed, the first page of the verdict browser drawn) and to the load event; then, in the page,
 each action of the verdict browser timed from the event to the table redrawn and laid out
-(filter by a model, by a verdict, find a text, sort by the answer line, next page, 200 rows a
-page, open a row). Medians over the rounds. Writes ``bench/results/html_page.md``.
+(filter by a model, by a verdict, sort by the answer line, next page, 200 rows a page, open a
+row, find a text). Medians over the rounds. Writes ``bench/results/html_page.md``.
 """
 
 from __future__ import annotations
@@ -40,17 +41,18 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 ACTIONS = {
     "filter by a model": "const s = $('v-model'); s.value = s.options[3].value; s.dispatchEvent(new Event('change'));",
     "filter by a verdict (right → wrong)": "const s = $('v-verdict'); s.value = 'down'; s.dispatchEvent(new Event('change'));",
-    "all verdicts again": "const s = $('v-verdict'); s.value = ''; s.dispatchEvent(new Event('change'));",
-    "find a text (\"joint\", every model)": "$('v-model').value = ''; const f = $('v-find'); f.value = 'joint'; f.dispatchEvent(new Event('input'));",
+    "all verdicts, every model again": "$('v-model').value = ''; const s = $('v-verdict'); s.value = ''; s.dispatchEvent(new Event('change'));",
     "sort by the answer line": "document.querySelector('#v-table th[data-column=answer]').click();",
     "next page": "$('v-next').click();",
     "200 rows a page": "const s = $('v-size'); s.value = '200'; s.dispatchEvent(new Event('change'));",
     "open a row": "document.querySelector('#v-table tr.row').click();",
+    "find a text (\"joint\")": "const f = $('v-find'); f.value = 'joint'; f.dispatchEvent(new Event('input'));",
 }
 TIMED = "() => { const $ = (id) => document.getElementById(id); const t0 = performance.now(); %s document.body.offsetHeight; return performance.now() - t0; }"
 
 
 def run_check(bench: Path, rule: str, page: Path) -> dict:
+    """``rule``: a rule's name, or ``--all``."""
     env = {**os.environ, "KEYAUDIT_PROFILE": "1"}
     keyaudit = shutil.which("keyaudit") or sys.exit("keyaudit is not installed in this environment")
     start = time.perf_counter()
@@ -109,12 +111,14 @@ def open_in_chromium(page: Path, rounds: int) -> dict:
             "max": {k: max(v) for k, v in times.items()}}
 
 
-def write_results(bench: Path | None, rule: str, check: dict | None, sizes: dict, browser: dict, rounds: int) -> None:
+def write_results(
+    bench: Path | None, rule: str, check: dict | None, sizes: dict, browser: dict, rounds: int, out: Path
+) -> None:
     import numba
     import numpy
 
     lines = [
-        "# The HTML page of a big cell (`bench/html_page.py`)",
+        "# The HTML page of " + ("every ruled cell" if rule == "--all" else "a big cell") + " (`bench/html_page.py`)",
         "",
         f"Run {time.strftime('%Y-%m-%d %H:%M')}. Machine: {platform.machine()}, {os.cpu_count()} CPUs "
         f"({len(os.sched_getaffinity(0))} usable), shared with other jobs; Python {platform.python_version()},"
@@ -124,7 +128,9 @@ def write_results(bench: Path | None, rule: str, check: dict | None, sizes: dict
     if check is not None:
         lines += [
             f"Benchmark: `bench/scale.py`'s full-size one ({bench.name}: 155,000 keys, 16 models, 2,480,000"
-            " stored responses); the cell is the largest it has, 16 models × 3,000 items = 48,000 responses.",
+            " stored responses); "
+            + ("every ruled cell (`--all`: 11 rules, 496,000 ruled responses)." if rule == "--all" else
+               "the cell is the largest it has, 16 models × 3,000 items = 48,000 responses."),
             "",
             f"Command: `keyaudit check {rule} --bench {bench.name} --html page.html` (a fresh process,"
             " caches warm, `KEYAUDIT_PROFILE=1`).",
@@ -160,14 +166,16 @@ def write_results(bench: Path | None, rule: str, check: dict | None, sizes: dict
     ]
     if check is not None:
         lines += ["Stage times of the check (`KEYAUDIT_PROFILE=1`):", "", "```", check["profile"], "```", ""]
-    RESULTS.write_text("\n".join(lines), encoding="utf-8")
-    print(f"written {RESULTS}")
+    out.write_text("\n".join(lines), encoding="utf-8")
+    print(f"written {out}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", type=Path, help="a benchmark bench/scale.py generated")
     parser.add_argument("--rule", default="physical_stability")
+    parser.add_argument("--all", action="store_true", help="check --all: every ruled cell in one page")
+    parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--page", type=Path, help="only open this page (written before)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="keep the page written here")
@@ -180,14 +188,14 @@ def main() -> None:
         page = args.page
         if page is None:
             page = args.keep or Path(folder) / "page.html"
-            check = run_check(args.bench.resolve(), args.rule, page)
+            check = run_check(args.bench.resolve(), "--all" if args.all else args.rule, page)
             print(f"check: {check['wall']:.1f} s, HTML stage {check['html_seconds']:.1f} s, peak {check['peak_mb']:,.0f} MB")
         sizes = data_sizes(page)
         print(f"page: {sizes['bytes']:,} bytes, {sizes['rows']:,} rows")
         browser = open_in_chromium(page, args.rounds)
         print(json.dumps(browser["median"], indent=1))
         if not args.no_record:
-            write_results(args.bench, args.rule, check, sizes, browser, args.rounds)
+            write_results(args.bench, "--all" if args.all else args.rule, check, sizes, browser, args.rounds, args.out)
 
 
 if __name__ == "__main__":

@@ -19,14 +19,12 @@ every list in a fixed order, the template filled in one pass).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import printable
 from .findings import Audit
 from .forest_svg import ForestRow, Mark, Series, forest_svg
 from .markdown_report import no_level_pairs, render_markdown
-from .markup import csp, escape_text, fill, markdown_sections, script_json
-from .verdict_data import Explain, verdict_data
+from .markup import csp, escape_text, fill, markdown_sections, script_safe
+from .verdict_data import Explain, VerdictData, verdict_data
 
 __all__ = ["figures", "html_report", "page"]
 
@@ -69,14 +67,15 @@ def figures(audit: Audit) -> list[str]:
     return [svg for svg in out if svg]
 
 
-def html_report(audit: Audit, explain: Explain) -> str:
-    """The page (see the module docstring); ``explain`` reads one answer line with its cell's
-    rule (:func:`~.explain_text.explain_answer`)."""
+def html_report(audit: Audit, explain: Explain) -> bytes:
+    """The page as UTF-8 (see the module docstring); ``explain`` reads one answer line with its
+    cell's rule (:func:`~.explain_text.explain_answer`)."""
     return page(audit, render_markdown(audit), verdict_data(audit, explain))
 
 
-def page(audit: Audit, markdown: str, verdicts: dict[str, Any]) -> str:
-    """The page of ``audit`` from its Markdown report and its verdicts' data."""
+def page(audit: Audit, markdown: str, verdicts: VerdictData) -> bytes:
+    """The page of ``audit`` from its Markdown report and its verdicts' data, as UTF-8: the data
+    (41 MB for a whole full-size benchmark) goes in piece by piece, encoded as it comes."""
     head, sections = markdown_sections(markdown)
     svgs = figures(audit)
     contents = []
@@ -94,21 +93,25 @@ def page(audit: Audit, markdown: str, verdicts: dict[str, Any]) -> str:
         if svgs
         else ""
     )
-    n = sum(len(c["verdict"]) for c in verdicts["cells"])
-    return fill(
-        _PAGE,
-        {
-            "CSP": csp(_SCRIPT),
-            "TITLE": escape_text(printable(f"keyaudit audit: {audit.scope.benchmark}")),
-            "CSS": _CSS,
-            "HEAD": head,
-            "CONTENTS": "".join(f'<li><a href="#{a}">{escape_text(t)}</a></li>' for a, t in contents),
-            "FIGURES": figure_html,
-            "SECTIONS": body,
-            "VERDICTS": f"{n:,} scored response{'' if n == 1 else 's'}",
-            "DATA": script_json(verdicts),
-            "SCRIPT": _SCRIPT,
-        },
+    n = verdicts.n_rows
+    values = {
+        "CSP": csp(_SCRIPT),
+        "TITLE": escape_text(printable(f"keyaudit audit: {audit.scope.benchmark}")),
+        "CSS": _CSS,
+        "HEAD": head,
+        "CONTENTS": "".join(f'<li><a href="#{a}">{escape_text(t)}</a></li>' for a, t in contents),
+        "FIGURES": figure_html,
+        "SECTIONS": body,
+        "VERDICTS": f"{n:,} scored response{'' if n == 1 else 's'}",
+        "SCRIPT": _SCRIPT,
+    }
+    before, after = _PAGE.split("{{DATA}}")  # each filled in one pass: no value is read again
+    return b"".join(
+        [
+            fill(before, values).encode("utf-8"),
+            *(script_safe(chunk).encode("utf-8") for chunk in verdicts.json_chunks()),
+            fill(after, values).encode("utf-8"),
+        ]
     )
 
 
@@ -119,6 +122,7 @@ h3 { font-size: 15px; margin-top: 20px; }
 code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; background: #f6f8fa; padding: 0 3px; border-radius: 3px; overflow-wrap: break-word; }
 table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; }
 section.report table { display: block; max-width: 100%; overflow-x: auto; }
+section.report td:first-child { white-space: nowrap; }
 th, td { border-bottom: 1px solid #d0d7de; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; cursor: pointer; user-select: none; }
 th.sorted-asc::after { content: " ▲"; } th.sorted-desc::after { content: " ▼"; }

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Section", "csp", "escape_text", "fill", "markdown_sections", "script_json"]
+__all__ = ["Section", "csp", "escape_text", "fill", "markdown_sections", "script_json", "script_safe"]
 
 
 def escape_text(text: str) -> str:
@@ -38,8 +38,13 @@ def escape_text(text: str) -> str:
 
 def script_json(value: Any, sort_keys: bool = False) -> str:
     """JSON safe inside a <script> element: no '<', '>' or '&' can end it or start a tag."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":"))
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return script_safe(json.dumps(value, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":")))
+
+
+def script_safe(json_text: str) -> str:
+    """JSON text (or a piece of it) with '<', '>' and '&' written as escapes, which JSON reads
+    back as the same characters and which cannot end a <script> element."""
+    return json_text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 _PLACEHOLDER = re.compile(r"\{\{([A-Z_]+)\}\}")

@@ -22,7 +22,9 @@ may hold ``#`` or end in ``#2``. Every text is written with :func:`~keyaudit.eng
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,11 +33,15 @@ from ..errors import printable
 from .explain_text import Explanation
 from .findings import Audit, format_value
 
-__all__ = ["Explain", "verdict_data"]
+__all__ = ["Explain", "VerdictData", "verdict_data"]
 
 #: How the rule of a cell reads one answer line for one key: ``explain((domain, level), key,
 #: answer_text)``.
 Explain = Callable[[tuple[str, int], str, str], Explanation]
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class _Strings:
@@ -53,6 +59,47 @@ class _Strings:
         return at
 
 
+class _Table:
+    """Records kept as their JSON text, each once, in order of first use."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self._at: dict[str, int] = {}
+
+    def __call__(self, record: Any) -> int:
+        text = _json(record)
+        at = self._at.get(text)
+        if at is None:
+            at = self._at[text] = len(self.texts)
+            self.texts.append(text)
+        return at
+
+
+@dataclass(frozen=True)
+class VerdictData:
+    """The browser's data, each part already JSON text: a whole benchmark's (496,000 responses,
+    41 MB) is written out piece by piece, never held as one Python object tree or string."""
+
+    models: list[str]
+    strings: list[str]
+    verdicts: list[str]
+    explanations: list[str]
+    cells: list[str]
+    n_rows: int
+
+    def json_chunks(self, size: int = 4096) -> Iterator[str]:
+        """The JSON object ``{"models", "strings", "verdicts", "explanations", "cells"}`` in
+        pieces (``size`` entries of a list at most in one)."""
+        yield '{"models":' + _json(self.models)
+        for name, texts in (("strings", [_json(t) for t in self.strings]), ("verdicts", self.verdicts),
+                            ("explanations", self.explanations), ("cells", self.cells)):
+            yield f',"{name}":['
+            for start in range(0, len(texts), size):
+                yield ("," if start else "") + ",".join(texts[start : start + size])
+            yield "]"
+        yield "}"
+
+
 def _values(values: dict[str, Any]) -> str:
     return ", ".join(f"{k}={format_value(v)}" for k, v in values.items())
 
@@ -62,12 +109,17 @@ def _bits(column: np.ndarray) -> str:
     return np.where(column, ord("1"), ord("0")).astype(np.uint8).tobytes().decode("ascii")
 
 
-def verdict_data(audit: Audit, explain: Explain) -> dict[str, Any]:
-    """The browser's data (see the module docstring); ``{"cells": []}`` without samples."""
+def _ints(column: np.ndarray) -> str:
+    """An integer column as a JSON list."""
+    return "[" + ",".join(map(str, column.tolist())) + "]"
+
+
+def verdict_data(audit: Audit, explain: Explain) -> VerdictData:
+    """The browser's data (see the module docstring); no cell without samples."""
     samples = audit.samples
     if samples is None:
-        return {"models": [], "strings": [], "verdicts": [], "explanations": [], "cells": []}
-    strings = _Strings()
+        return VerdictData([], [], [], [], [], 0)
+    strings, records, explanations = _Strings(), _Table(), _Table()
     keys = samples.keys
     cell_at = {(c.domain, c.level): n for n, c in enumerate(audit.cells)}
     key_cell = np.fromiter(
@@ -78,11 +130,8 @@ def verdict_data(audit: Audit, explain: Explain) -> dict[str, Any]:
     model_rank = np.argsort(np.argsort(np.array(samples.models, dtype=object), kind="stable"))
     # A verdict's record is found by its content (the data does not depend on which verdicts
     # the scoring shared as one object); ``seen`` only spares building it again.
-    record_at: dict[tuple, int] = {}
     seen: dict[tuple[int, str], int] = {}
-    verdict_rows: list[list[Any]] = []
     explanation_at: dict[tuple[tuple[str, int], str, str], int] = {}
-    explanation_rows: list[list[int]] = []
 
     def explained(cell: tuple[str, int], key: str, answer: str | None) -> int:
         if answer is None:
@@ -90,30 +139,27 @@ def verdict_data(audit: Audit, explain: Explain) -> dict[str, Any]:
         at = explanation_at.get((cell, key, answer))
         if at is None:
             lines = explain(cell, key, answer).lines()
-            at = explanation_at[(cell, key, answer)] = len(explanation_rows)
-            explanation_rows.append([strings(line) for line in lines])
+            at = explanation_at[(cell, key, answer)] = explanations([strings(line) for line in lines])
         return at
 
     def verdict_code(verdict: Any, cell: tuple[str, int], key: str) -> int:
         at = seen.get((id(verdict), key))
         if at is None:
             answer = verdict.answer_text
-            record = (
-                -1 if answer is None else strings(answer),
-                1 if verdict.accept else 0,
-                strings(verdict.reason or ""),
-                strings(_values(verdict.values)),
-                tuple(strings(u) for u in verdict.uncertain),
-                explained(cell, key, answer),
+            at = seen[(id(verdict), key)] = records(
+                [
+                    -1 if answer is None else strings(answer),
+                    1 if verdict.accept else 0,
+                    strings(verdict.reason or ""),
+                    strings(_values(verdict.values)),
+                    [strings(u) for u in verdict.uncertain],
+                    explained(cell, key, answer),
+                ]
             )
-            at = record_at.get(record)
-            if at is None:
-                at = record_at[record] = len(verdict_rows)
-                verdict_rows.append([*record[:4], list(record[4]), record[5]])
-            seen[(id(verdict), key)] = at
         return at
 
     cells = []
+    n_rows = 0
     verdicts: Sequence[Any] = samples.verdicts
     for n, cell in enumerate(audit.cells):
         place = (cell.domain, cell.level)
@@ -124,28 +170,26 @@ def verdict_data(audit: Audit, explain: Explain) -> dict[str, Any]:
         local[items] = np.arange(len(items))
         order = np.lexsort((samples.epoch[rows], local[item[rows]], model_rank[samples.model[rows]]))
         rows = rows[order]
-        epochs = samples.epoch[rows]
-        cells.append(
-            {
-                "name": f"{printable(cell.domain)} L{cell.level}",
-                "rule": printable(cell.rule),
-                "ids": [printable(keys[k].id) for k in items.tolist()],
-                "keys": [strings(keys[k].answer) for k in items.tolist()],
-                "model": samples.model[rows].astype(np.int64).tolist(),
-                "item": local[item[rows]].tolist(),
-                "epoch": [] if not len(epochs) or bool((epochs == 1).all()) else epochs.astype(np.int64).tolist(),
-                "strict": _bits(samples.strict[rows]),
-                "labelled": _bits(samples.labelled[rows]) if samples.labelled[rows].any() else "",
-                "verdict": [
-                    verdict_code(verdicts[r], place, keys[k].answer)
-                    for r, k in zip(rows.tolist(), item[rows].tolist(), strict=True)
-                ],
-            }
+        epochs = samples.epoch[rows].astype(np.int64)
+        codes = np.fromiter(
+            (verdict_code(verdicts[r], place, keys[k].answer) for r, k in zip(rows.tolist(), item[rows].tolist(), strict=True)),
+            dtype=np.int64, count=len(rows),
         )
-    return {
-        "models": [printable(m) for m in samples.models],
-        "strings": strings.texts,
-        "verdicts": verdict_rows,
-        "explanations": explanation_rows,
-        "cells": cells,
-    }
+        labelled = samples.labelled[rows]
+        fields = {
+            "name": _json(f"{printable(cell.domain)} L{cell.level}"),
+            "rule": _json(printable(cell.rule)),
+            "ids": _json([printable(keys[k].id) for k in items.tolist()]),
+            "keys": _ints(np.array([strings(keys[k].answer) for k in items.tolist()], dtype=np.int64)),
+            "model": _ints(samples.model[rows].astype(np.int64)),
+            "item": _ints(local[item[rows]]),
+            "epoch": "[]" if not len(epochs) or bool((epochs == 1).all()) else _ints(epochs),
+            "strict": _json(_bits(samples.strict[rows])),
+            "labelled": _json(_bits(labelled) if labelled.any() else ""),
+            "verdict": _ints(codes),
+        }
+        cells.append("{" + ",".join(f'"{k}":{v}' for k, v in fields.items()) + "}")
+        n_rows += len(rows)
+    return VerdictData(
+        [printable(m) for m in samples.models], strings.texts, records.texts, explanations.texts, cells, n_rows
+    )
