@@ -47,6 +47,10 @@ class LiteralConsole(Console):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(highlight=False, markup=False, emoji=False, **kwargs)
+        if "width" not in kwargs:
+            # rich fixes the width from COLUMNS as it was when the console was made (an import);
+            # :attr:`size` reads it at every call instead
+            self._width = None
 
     @property
     def size(self) -> ConsoleDimensions:

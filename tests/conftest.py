@@ -10,6 +10,15 @@ import pytest
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _no_columns() -> None:
+    """Tests read output at keyaudit's own width when it is not a terminal (100 columns):
+    pytest-xdist's workers inherit COLUMNS=80, which the consoles would honour as a user's."""
+    import os
+
+    os.environ.pop("COLUMNS", None)
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _private_key_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Tests never touch the user's key cache (engine/load/keycache.py): they get their own folder."""
     import os

@@ -86,7 +86,7 @@ def test_jsonl_question_reaches_the_reports_as_the_csv_one(tmp_path: Path, run_c
         outputs[name] = (
             data["worked_examples"],
             [line for line in markdown.splitlines() if "Question:" in line],
-            [line for line in result.out.splitlines() if "Question:" in line],
+            [line for line in result.out.splitlines() if "│ question: " in line or "Question (every" in line],
             json.loads(keys.out)[0]["examples"],
         )
     worked, md_lines, terminal, examples = outputs["jsonl"]
