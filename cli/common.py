@@ -373,7 +373,9 @@ class ResponseOptions:
     follow_links: bool = False
 
     def sources(self) -> tuple[ResponseSource, ...] | None:
-        """``--responses`` as sources (``None``: the benchmark's own)."""
+        """``--responses`` as sources (``None``: the benchmark's own), in the sorted order of
+        their text: the order they are given in does not change a figure (it decided the order of
+        models, models found and worked examples)."""
         tuned = any(v is not None for v in (self.scorer, self.filter, self.id_field, self.model_name))
         if not self.responses:
             if tuned:
@@ -389,7 +391,7 @@ class ResponseOptions:
                 id_field=self.id_field,
                 model=self.model_name,
             )
-            for path in self.responses
+            for path in sorted(self.responses)
         )
 
 

@@ -173,3 +173,43 @@ def test_an_empty_responses_path_is_a_usage_error(tmp_path: Path, run_cli, monke
         assert_one_line_error(result.err, result.code, "--responses")
     result = run_cli("flag", "--bench", str(root), "--responses", ".")
     assert "names no file or folder" not in result.err  # '.' is said on purpose
+
+
+def test_the_order_of_responses_options_changes_no_byte(tmp_path: Path, run_cli) -> None:
+    """--responses a --responses b and --responses b --responses a gave the models, the models
+    found and the worked examples in different orders."""
+    from hostile import status_rule
+
+    root = bench(tmp_path / "b", 4)
+    rule = tmp_path / "rule" / "rule.toml"
+    rule.parent.mkdir()
+    (rule.parent / "k.lark").write_text("start: status\nstatus: STATUS\nSTATUS: /stable|unstable/\n")
+    (rule.parent / "a.lark").write_text(
+        "start: _item*\n_item: status | WORD\nstatus: STATUS\nSTATUS.3: /stable|unstable/\n"
+        "WORD: /\\S+/\n%ignore /\\s+/\n"
+    )
+    rule.write_text(status_rule(), encoding="utf-8")
+    files = []
+    for n, model in enumerate(("zeta", "alpha", "mid")):
+        path = tmp_path / f"{model}.jsonl"
+        path.write_text(
+            "".join(
+                json.dumps({"id": f"dom_{i:04d}_q5", "model": model,
+                            "response": f"ANSWER: {'stable' if (i + n) % 2 else 'unstable'}"}) + "\n"
+                for i in range(1, 5)
+            ),
+            encoding="utf-8",
+        )
+        files.append(str(path))
+    written = []
+    for order in (files, files[::-1], files[1:] + files[:1]):
+        target, markdown = tmp_path / f"{len(written)}.json", tmp_path / f"{len(written)}.md"
+        args = [a for f in order for a in ("--responses", f)]
+        result = run_cli(
+            "check", str(rule), "--bench", str(root), *args, "--resamples", "20",
+            "--json", str(target), "--markdown", str(markdown),
+        )
+        assert result.code == 0, result.err
+        shown = [line for line in result.out.splitlines() if "written to" not in line]
+        written.append((target.read_bytes(), markdown.read_bytes(), shown))
+    assert written[0] == written[1] == written[2]

@@ -196,7 +196,8 @@ def test_the_keys_check_is_the_same_judged_in_workers(workers_always: None) -> N
         plan = plan_keys_check(scorer, keys)
         items += [(index, key, line) for key, line in plan.pairs]
         everything = plan_keys_check(scorer, keys).finish([(True, "")] * len(plan.pairs))
-        assert len(everything.failures) == everything.pairs_checked > 0
+        assert len(everything.failures) == everything.pairs_checked + 1 > 1
+        assert "accepts every answer" in everything.failures[-1].problem  # the nonsense probe
         nothing = plan_keys_check(scorer, keys).finish([(False, "r")] * len(plan.pairs))
         assert len(nothing.failures) == everything.distinct - len(everything.unparsed)
         assert keys_check(scorer, keys).passed
@@ -275,3 +276,58 @@ def test_an_odd_parallel_minimum_falls_back_to_the_default(
     """A non-ASCII digit ('²'.isdigit() is true, int('²') raises) is not a crash (issue 26)."""
     monkeypatch.setenv("KEYAUDIT_PARALLEL_MIN", value)
     assert batch.parallel_threshold() == batch.PARALLEL_MIN_ITEMS
+
+
+def test_a_sigkilled_run_leaves_no_launcher_folder(tmp_path: Path) -> None:
+    """keyaudit SIGKILLed while its --jobs workers score: the launcher folder
+    (keyaudit-workers-*) stayed in TMPDIR for ever. The workers now remove it as they end."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from hostile import ENTRY
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "TMPDIR": str(temporary), "KEYAUDIT_PARALLEL_MIN": "0",
+           "KEYAUDIT_CACHE_DIR": "off"}
+    run = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, "check", "--all", "--jobs", "2", "--resamples", "100"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not list(temporary.glob("keyaudit-workers-*/stderr")):
+            time.sleep(0.05)
+        assert list(temporary.glob("keyaudit-workers-*")), "the workers never started"
+        time.sleep(0.5)  # the workers are running
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait(30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and list(temporary.glob("keyaudit-workers-*")):
+        time.sleep(0.05)
+    assert list(temporary.glob("keyaudit-workers-*")) == []
+
+
+def test_launcher_folders_of_dead_runs_are_removed(tmp_path: Path) -> None:
+    """Every process of a run killed at once: the next pool removes the folders of pools whose
+    process is gone, and only those (its own user's real folders, its own names)."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    gone = tmp_path / f"keyaudit-workers-{dead}-abc123"
+    alive = tmp_path / f"keyaudit-workers-{os.getpid()}-abc123"
+    other = tmp_path / "keyaudit-workers-notes"
+    target = tmp_path / "kept"
+    for folder in (gone, alive, other, target):
+        folder.mkdir()
+        (folder / "python").write_text("#!/bin/sh\n", encoding="utf-8")
+    link = tmp_path / f"keyaudit-workers-{dead}-link"
+    link.symlink_to(target)
+    batch.remove_dead_pool_folders(str(tmp_path))
+    assert not gone.exists()
+    assert alive.exists() and other.exists() and link.is_symlink() and (target / "python").exists()

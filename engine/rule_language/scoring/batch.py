@@ -39,8 +39,10 @@ import contextlib
 import itertools
 import math
 import os
+import re
 import shlex
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -341,7 +343,10 @@ def _score_items(scorers: Sequence[Scorer], phase: str, items) -> list[tuple[Any
 #   parent's ``sys.path`` (which may hold the current folder) and of the parent's main module
 #   (which spawn would run again in every worker: the CLI, or pytest);
 # * a worker ends within 0.2 s of its parent's death (a thread watches the parent's pid), and
-#   ignores SIGINT (Ctrl-C reaches the parent, which shuts the pool down).
+#   ignores SIGINT (Ctrl-C reaches the parent, which shuts the pool down);
+# * the launcher folder (``keyaudit-workers-<pid>-*`` in the temporary folder) goes with the
+#   pool: closed, the pool removes it; its parent SIGKILLed, the workers remove it as they end;
+#   all of them killed at once, the next pool removes the folders of pools whose process is gone.
 #
 # Measured against the hand-written pool it replaces (subprocesses, marshal over pipes, select)
 # on the same inputs: no difference beyond the machine's noise (bench/results/pool.md).
@@ -386,6 +391,45 @@ def launcher_script() -> str:
     return f'#!/bin/sh\nexec {command} "$@"\n'
 
 
+#: The launcher folders' names: ``keyaudit-workers-<pid of the run>-<random>``.
+POOL_FOLDER_PREFIX = "keyaudit-workers-"
+_POOL_FOLDER = re.compile(re.escape(POOL_FOLDER_PREFIX) + r"([0-9]{1,10})-[A-Za-z0-9_]+")
+
+
+def remove_dead_pool_folders(where: str | None = None) -> None:
+    """Remove the launcher folders of pools whose process is gone (every process of the run was
+    killed at once, so nobody removed it): only real folders (not links) of this user, named as
+    :func:`_ProcessPool` names them, whose pid is no running process."""
+    where = where or tempfile.gettempdir()
+    try:
+        entries = list(os.scandir(where))
+    except OSError:
+        return
+    for entry in entries:
+        match = _POOL_FOLDER.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            continue
+        if not _gone(int(match.group(1))):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False  # alive (another user's) or not a pid we can ask about: keep it
+    return False
+
+
 def _died(detail: str = "") -> WorkerError:
     return WorkerError(
         f"a scoring worker process stopped unexpectedly{detail}; rerun with --jobs 1 to score "
@@ -405,7 +449,8 @@ class _ProcessPool:
         #: The largest peak RSS (KiB) a worker reported.
         self.peak_kb = 0
         self.previous = spawn.get_executable()
-        self.folder = tempfile.mkdtemp(prefix="keyaudit-workers-")
+        remove_dead_pool_folders()
+        self.folder = tempfile.mkdtemp(prefix=f"{POOL_FOLDER_PREFIX}{os.getpid()}-")
         try:
             launcher = os.path.join(self.folder, "python")
             with open(launcher, "w", encoding="utf-8") as out:
@@ -488,7 +533,7 @@ def _start_worker(setup: tuple[list[str], list[int]], errors: str) -> None:
     rules."""
     import signal
 
-    _exit_with_parent()
+    _exit_with_parent(folder=os.path.dirname(errors))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(OSError):
         fd = os.open(errors, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -524,10 +569,11 @@ def plain_outcomes(phase: str, outcomes: list[tuple[Any, bool]]) -> list[tuple[A
     return outcomes
 
 
-def _exit_with_parent(poll_seconds: float = 0.2) -> None:
+def _exit_with_parent(poll_seconds: float = 0.2, folder: str | None = None) -> None:
     """End this worker within ``poll_seconds`` of its parent's death (a SIGTERM or SIGKILL of
     the parent closes no pipe a worker busy on a chunk would notice): a daemon thread watches
-    the parent's pid, and an orphan is reparented, so its parent pid changes."""
+    the parent's pid, and an orphan is reparented, so its parent pid changes. The pool's
+    launcher ``folder``, which the dead parent can no longer remove, goes first."""
     import threading
     import time
 
@@ -537,6 +583,8 @@ def _exit_with_parent(poll_seconds: float = 0.2) -> None:
         while True:
             time.sleep(poll_seconds)
             if os.getppid() != parent:
+                if folder is not None:
+                    shutil.rmtree(folder, ignore_errors=True)
                 os._exit(1)
 
     threading.Thread(target=watch, name="keyaudit-parent-watch", daemon=True).start()
