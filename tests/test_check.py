@@ -8,6 +8,7 @@ twin domain for the multi-rule case), so the whole file stays fast.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import math
@@ -329,8 +330,10 @@ def test_multiple_rules_change_together(small_bench: Path, twin_rule: Path) -> N
 def test_two_rules_on_one_cell_are_refused(small_bench: Path) -> None:
     benchmark = load_benchmark(small_bench)
     rule = load_rule(RULE)
+    # a second rule of another name on the same cell (the same rule twice is refused by name)
+    twin = dataclasses.replace(rule, name="physical_stability_twin")
     with pytest.raises(UsageError, match="covered by two rules"):
-        prove_rules(benchmark, [rule, rule])
+        prove_rules(benchmark, [rule, twin])
 
 
 def test_levels_are_parameters(small_bench: Path) -> None:
