@@ -96,15 +96,7 @@ DESIGN_RESAMPLES = 2000
 def _check_cells_disjoint(rules: Sequence[Rule]) -> None:
     """One rule per cell, and one rule per name (the reports name rules by name)."""
     owner: dict[tuple[str, int], str] = {}
-    named: dict[str, Rule] = {}
     for rule in rules:
-        if rule.name in named:
-            raise UsageError(
-                f"two rules are named {rule.name!r} ({printable(str(named[rule.name].path))} and"
-                f" {printable(str(rule.path))});"
-                " reports name rules by name: rename one"
-            )
-        named[rule.name] = rule
         for cell in rule.cells:
             key = (cell.domain, cell.level)
             if key in owner:
@@ -112,6 +104,14 @@ def _check_cells_disjoint(rules: Sequence[Rule]) -> None:
                     f"cell {cell} is covered by two rules ({owner[key]} and {rule.name}); give one rule per cell"
                 )
             owner[key] = rule.name
+    named: dict[str, Rule] = {}
+    for rule in rules:
+        if rule.name in named:
+            raise UsageError(
+                f"two rules are named {rule.name!r} ({printable(str(named[rule.name].path))} and"
+                f" {printable(str(rule.path))}); reports name rules by name: rename one"
+            )
+        named[rule.name] = rule
 
 
 def prove_rules(
