@@ -119,6 +119,11 @@ def _typo(text: str) -> str | None:
     return text[: word.start()] + typo + text[word.end() :]
 
 
+def _right_if_made(answer: str | None) -> tuple[str, bool] | None:
+    """A transformed right answer, still right; None where the key offers nothing to transform."""
+    return None if answer is None else (answer, True)
+
+
 #: (name, build(right, wrong, question) -> (answer, expected) or None, what it tests)
 Builder = Callable[[str, str, str], "tuple[str, bool] | None"]
 WORDINGS: list[tuple[str, Builder, str]] = [
@@ -142,10 +147,10 @@ WORDINGS: list[tuple[str, Builder, str]] = [
      "different answers under complementary conditions"),
     ("contrast", lambda r, w, q: (f"{r} (unlike what a quick guess suggests: {w})", True),
      "a contrast with the other value"),
-    ("lower-case labels", lambda r, w, q: (lambda t: (t, True) if t else None)(_lower_labels(r)),
+    ("lower-case labels", lambda r, w, q: _right_if_made(_lower_labels(r)),
      "one-letter labels in lower case"),
-    ("typo", lambda r, w, q: (lambda t: (t, True) if t else None)(_typo(r)), "a typo in a long word"),
-    ("number words", lambda r, w, q: (lambda t: (t, True) if t else None)(_with_number_words(r)),
+    ("typo", lambda r, w, q: _right_if_made(_typo(r)), "a typo in a long word"),
+    ("number words", lambda r, w, q: _right_if_made(_with_number_words(r)),
      "numbers in words"),
 ]
 
