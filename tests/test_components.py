@@ -407,10 +407,10 @@ def test_a_denial_that_leaves_one_value_asserts_it(tmp_path: Path) -> None:
     assert bundled.score("stable", "ANSWER: It won't tip.").accept
     assert bundled.score("stable", "ANSWER: It won't tip; it tips.").reason == "status conflict"  # stays visible
     projectile = Scorer(load_rule(resolve_rule_path("projectile_motion")))
-    assert projectile.score("stay the same", "ANSWER: The range would not change.").accept
+    assert projectile.score("stay the same", "ANSWER: The range is not going to change.").accept
     assert projectile.score("stay the same", "ANSWER: It does not increase.").reason == "change missing"  # two left
     without = Scorer(load_rule(_rule_copy(tmp_path, "projectile_motion", 'denied = "claims.change.denied"\n', "")))
-    assert without.score("stay the same", "ANSWER: The range would not change.").reason == "change missing"
+    assert without.score("stay the same", "ANSWER: The range is not going to change.").reason == "change missing"
 
 
 def test_denied_generates_the_remaining_value() -> None:

@@ -4,7 +4,9 @@ The files are the rule's ``.toml``, its key and answer grammars, and every gramm
 through ``%import`` (followed transitively, resolved as the grammar loader resolves them: the
 rule's folder, then keyaudit's bundled grammars, then Lark's own). Each file is hashed as bytes
 (SHA-256) under the name a rule or grammar uses for it, so the version does not depend on where
-the files lie on a machine; any change to any of them gives another version. A validation card
+the files lie on a machine; any change to any of them gives another version. The shared value
+kinds a grammar takes in with ``%use`` (``grammars/kinds/``) are files of the rule too (role
+``kind``): a change to a kind's phrasings is a new version of every rule that uses it. A validation card
 (:mod:`.validation_card`) records the version its figures were measured on.
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from ..errors import RuleError, located
 from ..rule_language.reading.grammar import MAX_IMPORTS, _ImportLoader
+from ..rule_language.reading.kinds import kinds_used
 from ..rule_language.rules.rule import Rule
 
 #: ``%import`` statements at the start of a line (a comment line starts with ``//``):
@@ -61,10 +64,14 @@ def rule_files(rule: Rule) -> tuple[RuleFile, ...]:
     files = [RuleFile("rule", rule.path.name, _digest(rule.path))]
     grammars = (("key grammar", rule.key_grammar.path), ("answer grammar", rule.answer_grammar.path))
     imports: dict[str, str] = {}
+    kinds: dict[str, str] = {}
     for role, path in grammars:
         files.append(RuleFile(role, path.name, _digest(path)))
         loader = _ImportLoader(path.parent)
-        pending = imported_names(path.read_text(encoding="utf-8", errors="replace"))
+        text = path.read_text(encoding="utf-8", errors="replace")
+        pending = imported_names(text)
+        for kind in kinds_used(text):
+            kinds[f"kinds/{kind.name}"] = _digest(kind)
         while pending:
             name = pending.pop()
             if name in imports:
@@ -79,8 +86,12 @@ def rule_files(rule: Rule) -> tuple[RuleFile, ...]:
                 imports[name] = "not found"
                 continue
             imports[name] = _digest(Path(found[0]))
-            pending += imported_names(Path(found[0]).read_text(encoding="utf-8", errors="replace"))
+            imported = Path(found[0]).read_text(encoding="utf-8", errors="replace")
+            pending += imported_names(imported)
+            for kind in kinds_used(imported):
+                kinds[f"kinds/{kind.name}"] = _digest(kind)
     files += [RuleFile("import", name, digest) for name, digest in sorted(imports.items())]
+    files += [RuleFile("kind", name, digest) for name, digest in sorted(kinds.items())]
     return tuple(files)
 
 

@@ -35,6 +35,7 @@ from ...load.timelimit import TimeLimitExceeded, time_limit
 from .ast import AttributeHook, Leaf, Node
 from .conflicts import notes_for
 from .fast_lalr import FastParser, Unparsed, fast_parser
+from .kinds import KindError, splice_kinds
 from .parser_cache import build_parser_noting_conflicts
 from .phrases import PhraseError, expand_phrases
 from .word_dispatch import install_word_dispatch
@@ -189,9 +190,19 @@ def read_grammar(path: Path) -> str:
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
         raise RuleError(located(path, line, column, "grammar is not UTF-8 text")) from None
     try:
-        return expand_phrases(text)
+        spliced = splice_kinds(text)
+    except KindError as error:
+        raise RuleError(located(path, error.line or None, None, error.message)) from None
+    try:
+        return expand_phrases(spliced.text)
     except PhraseError as error:
-        raise RuleError(located(path, error.line, error.column, error.message)) from None
+        origin, line = spliced.origin(error.line)
+        if origin is None:
+            raise RuleError(located(path, error.line, error.column, error.message)) from None
+        # a kind's phrase that names a part nobody defined: say which kind, and where it is used
+        raise RuleError(
+            located(path, None, None, f"{error.message} (in value kind {origin.stem}, line {line})")
+        ) from None
 
 
 #: The name the rest of keyaudit reads a grammar file's text by (phrase lexicons compiled in).

@@ -25,6 +25,7 @@ from ..reading.certainty import CertaintySpec, grammar_vocabulary
 from ..reading.claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from ..reading.components import COMPONENT_FIELDS, ComponentError, expand_components
 from ..reading.grammar import CompiledGrammar, bundled_grammar_dir, compile_grammar, resolve_grammar
+from ..reading.kinds import kinds_used
 from ..reading.restated import question_words
 from ..reading.tolerant import TolerantWords
 from .conflict_review import TABLE as REVIEWED_CONFLICTS
@@ -475,6 +476,8 @@ def _tolerant_words(grammar: CompiledGrammar, certainty: CertaintySpec) -> Toler
     """The words a typo may be read as: those of the answer grammar and of the shared trigger
     and value grammars every answer grammar builds on (:mod:`..reading.tolerant`)."""
     shared = [bundled_grammar_dir() / name for name in ("claims.lark", "common.lark")]
+    if grammar.path is not None and grammar.path.is_file():
+        shared += kinds_used(grammar.path.read_text(encoding="utf-8", errors="replace"))
     words: set[str] = set()
     for path in (grammar.path, *shared):
         if path is not None and path.is_file():

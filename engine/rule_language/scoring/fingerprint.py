@@ -25,10 +25,16 @@ def engine_fingerprint() -> str:
         release = "unknown"
     digest = hashlib.sha256(release.encode())
     language = Path(__file__).resolve().parent.parent  # every room of the rule language
-    files = sorted(language.rglob("*.py")) + sorted(bundled_grammar_dir().glob("*.lark"))
+    files = sorted(language.rglob("*.py")) + sorted(bundled_grammar_dir().rglob("*.lark"))
     files.append(language.parent / "load" / "answer_line.py")
+    grammars = bundled_grammar_dir().resolve()
     for file in files:
         inside = file.is_relative_to(language.parent)
-        name = file.relative_to(language.parent).as_posix() if inside else file.name
+        if inside:
+            name = file.relative_to(language.parent).as_posix()
+        elif file.resolve().is_relative_to(grammars):
+            name = file.resolve().relative_to(grammars).as_posix()  # "kinds/change.lark"
+        else:
+            name = file.name
         digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
     return f"{release}/{digest.hexdigest()[:16]}"
