@@ -35,7 +35,7 @@ def labelled_rows() -> list[tuple[str, dict]]:
     for path in sorted(DATA.glob("*.jsonl")):
         rule = rule_of(path)
         if rule is None or path.stem.endswith(("_r4a", "_r4b")):
-            continue  # issue 33's fresh sets carry no reason labels: tests/test_blind_r4.py
+            continue  # issue 33's fresh sets carry no reason labels: tests/test_fresh_sets.py
         rows += [(rule, json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
     return rows
 
