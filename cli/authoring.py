@@ -108,9 +108,36 @@ def test_rule(
         typer.Option(
             "--card",
             help="With --cases: record this run's agreement on the rule's validation card "
-            "(cards/RULE.card.toml beside the rule), keyed by the cases file's name.",
+            "(cards/RULE.card.toml beside the rule), keyed by the cases file's name and --split; "
+            "needs --written-by and --before-tuning or --after-tuning.",
         ),
     ] = False,
+    written_by: Annotated[
+        str | None,
+        typer.Option(
+            "--written-by",
+            help="With --card: who wrote the cases, as you declare it: independent (never saw "
+            "the rule's grammars, rule file or tests), rule-author (its author, or anyone who "
+            "saw them) or unknown.",
+        ),
+    ] = None,
+    before_tuning: Annotated[
+        bool | None,
+        typer.Option(
+            "--before-tuning/--after-tuning",
+            help="With --card: whether the rule's files as they are now were written without "
+            "looking at its verdicts on these cases (a first measurement, or a holdout kept "
+            "apart), or changed after they were looked at (the figure is optimistic).",
+            show_default=False,
+        ),
+    ] = None,
+    split: Annotated[
+        str | None,
+        typer.Option(
+            "--split",
+            help="With --cases: measure only the cases whose 'split' is this (e.g. holdout).",
+        ),
+    ] = None,
     follow_links: FollowLinksOption = False,
     stress: Annotated[
         bool,
@@ -146,6 +173,12 @@ def test_rule(
         raise UsageError("--min-agreement needs --cases or --stress")
     if card and cases is None:
         raise UsageError("--card needs --cases: the labelled set whose agreement it records")
+    if split is not None and cases is None:
+        raise UsageError("--split needs --cases: the labelled set whose rows it selects")
+    if (written_by is not None or before_tuning is not None) and not card:
+        raise UsageError("--written-by, --before-tuning and --after-tuning go with --card")
+    if card:
+        _require_declarations(written_by, before_tuning)
     if min_agreement is not None and not 0 <= min_agreement <= 100:
         raise UsageError(f"--min-agreement is a percentage from 0 to 100, got {min_agreement}")
     if cases is not None:
@@ -153,10 +186,16 @@ def test_rule(
             from keyaudit.engine.stats.validation_card import card_target
 
             card_target(loaded.path)
-        agreement = measure_agreement(Scorer(loaded), read_cases(cases, labelled=True))
-        _render_agreement(loaded.name, cases, agreement)
+        labelled = read_cases(cases, labelled=True)
+        if split is not None:
+            labelled = _only_split(labelled, cases, split)
+        agreement = measure_agreement(Scorer(loaded), labelled)
+        if split is not None and agreement.n == 0:
+            raise UsageError(f"--split {printable(split)}: no case of {printable(str(cases))} has that split")
+        _render_agreement(loaded.name, cases, agreement, split)
         if card:
-            record_on_card(loaded, cases, agreement)
+            tuning = "before" if before_tuning else "after"
+            record_on_card(loaded, cases, agreement, written_by or "", tuning, split)
         if min_agreement is not None and agreement.rate * 100 < min_agreement:
             console.print(
                 f"agreement {pct(agreement.rate)} is below --min-agreement {min_agreement:g}%",
@@ -219,13 +258,51 @@ def _run_stress(rule, benchmark, min_agreement: float | None) -> None:
         raise typer.Exit(1)
 
 
-def record_on_card(rule, cases: Path, agreement) -> None:
-    """``test-rule --cases FILE --card``: record the agreement just measured on the rule's
-    validation card, keyed by the cases file's name, and say what it replaced."""
-    from keyaudit.engine.reports.card_text import entry_text
-    from keyaudit.engine.stats.validation_card import record_measurement
+def _require_declarations(written_by: str | None, before_tuning: bool | None) -> None:
+    """``--card`` records who wrote the set and whether the rule was tuned on it, as declared:
+    neither has a default, since a card's headline counts only sets declared independent."""
+    from keyaudit.engine.stats.validation_card import WRITERS
 
-    path, entry, old = record_measurement(rule, cases.name, agreement.n, agreement.agree)
+    choices = "|".join(WRITERS)
+    if written_by is None:
+        raise UsageError(
+            f"--card needs --written-by {choices}: who wrote the cases, as you declare it"
+            " (only independent sets count for the card's headline)"
+        )
+    if written_by not in WRITERS:
+        raise UsageError(f"--written-by must be one of {choices}, got {printable(written_by)!r}")
+    if before_tuning is None:
+        raise UsageError(
+            "--card needs --before-tuning or --after-tuning: whether the rule's files as they are"
+            " now were written without looking at its verdicts on these cases"
+        )
+
+
+def _only_split(cases, source: Path, split: str):
+    """The labelled cases whose ``split`` is ``split`` (a file with no split at all is refused
+    on its first case, not read through)."""
+    marked = False
+    for case in cases:
+        marked = marked or case.split is not None
+        if case.split == split:
+            yield case
+    if not marked:
+        raise UsageError(f"--split {printable(split)}: {printable(str(source))} marks no case with a 'split'")
+
+
+def record_on_card(
+    rule, cases: Path, agreement, written_by: str, tuning: str, split: str | None = None
+) -> None:
+    """``test-rule --cases FILE --card``: record the agreement just measured on the rule's
+    validation card, keyed by the cases file's name and split, with the declarations, and say
+    what it replaced."""
+    from keyaudit.engine.reports.card_text import entry_text
+    from keyaudit.engine.stats.validation_card import ALL_ROWS, record_measurement
+
+    path, entry, old = record_measurement(
+        rule, cases.name, agreement.n, agreement.agree,
+        written_by=written_by, tuning=tuning, rows=split or ALL_ROWS,
+    )
     console.print(f"Validation card {path}: {entry_text(entry)}", markup=False, soft_wrap=True)
     if old is not None:
         console.print(
@@ -270,8 +347,12 @@ def _render_tree(scorer: Scorer, text: str) -> None:
         console.print("  " + line, soft_wrap=True, markup=False, highlight=False)
 
 
-def _render_agreement(name: str, source: Path, agreement: Agreement) -> None:
-    console.print(styled("[bold]{}[/bold] on {}: {} labelled cases", name, source, f"{agreement.n:,}"), soft_wrap=True)
+def _render_agreement(name: str, source: Path, agreement: Agreement, split: str | None = None) -> None:
+    rows = f" ({split} rows)" if split is not None else ""
+    console.print(
+        styled("[bold]{}[/bold] on {}{}: {} labelled cases", name, source, rows, f"{agreement.n:,}"),
+        soft_wrap=True,
+    )
     console.print(
         f"accept agreement: {agreement.agree:,}/{agreement.n:,} = {pct(agreement.rate)}"
         + (

@@ -28,7 +28,7 @@ from .errors import DataError, RuleError, UsageError, printable
 from .load.benchmark import DEFAULT_ID_PATTERN, parse_item_id
 from .load.locate import display_path, resolve_rule_path
 from .load.timelimit import ID_SECONDS, time_limit
-from .reports.card_text import pooled_text
+from .reports.card_text import figure_text, set_label
 from .rule_language.rules.rule import load_rule as load_rule_file
 from .rule_language.scoring.batch import score_many as score_batch
 from .rule_language.scoring.scorer import Scorer
@@ -76,9 +76,12 @@ class Verdict:
 
 @dataclass(frozen=True)
 class CardSet:
-    """One labelled set of a validation card: ``agree`` of ``cases`` accept verdicts agreed with
-    the labels, measured on the rule's ``version`` (``unknown``: recorded before cards) and from
-    ``source`` (``measured`` or ``history``)."""
+    """One labelled set of a validation card (or one split of it: ``rows``, ``all`` or a split's
+    name such as ``holdout``): ``agree`` of ``cases`` accept verdicts agreed with the labels,
+    measured on the rule's ``version`` (``unknown``: recorded before cards) and from ``source``
+    (``measured`` or ``history``). ``written_by`` (``independent``, ``rule-author`` or
+    ``unknown``) and ``tuning`` (``before`` or ``after`` tuning on it; ``unknown`` on a card of
+    format 1) are what the person recording it declared."""
 
     name: str
     cases: int
@@ -86,6 +89,9 @@ class CardSet:
     date: str
     version: str
     source: str
+    rows: str = "all"
+    written_by: str = "unknown"
+    tuning: str = "unknown"
 
     @property
     def agreement(self) -> float:
@@ -94,13 +100,16 @@ class CardSet:
 
 @dataclass(frozen=True)
 class Card:
-    """A rule's validation card: its accept agreement on labelled sets it was not tuned on.
+    """A rule's validation card: its accept agreement on labelled sets, set by set.
 
     ``state`` is ``none`` (no card or no set), ``current`` (every set measured on the rule's
     files as they are now), ``history`` (some recorded before cards existed, none outdated) or
     ``changed`` (some set measured on other files than the rule's now: re-measure before
-    trusting the figure). ``low`` and ``high`` are the pooled Wilson 95% interval; ``figure`` is
-    the sentence ``keyaudit check`` prints for it.
+    trusting the figure). The headline — ``headline`` (the set, with its rows), ``cases``,
+    ``agree``, ``agreement`` and its Wilson 95% interval ``low``–``high`` — is the **lowest**
+    per-set figure among the sets declared written independently of the rule; with no such set
+    (``independent`` false) they are all None, and ``figure`` (the sentence ``keyaudit check``
+    prints) says so. Never a pooled figure.
     """
 
     rule: str
@@ -108,8 +117,10 @@ class Card:
     state: str
     #: The rule's version now, which ``state`` compares each set's version with.
     version: str
-    cases: int
-    agree: int
+    independent: bool
+    headline: str | None
+    cases: int | None
+    agree: int | None
     agreement: float | None
     low: float | None
     high: float | None
@@ -120,6 +131,8 @@ class Card:
         """The card's figure as plain JSON-ready data (the integrations' score metadata)."""
         return {
             "state": self.state,
+            "independent": self.independent,
+            "headline": self.headline,
             "cases": self.cases,
             "agree": self.agree,
             "agreement": self.agreement,
@@ -189,22 +202,21 @@ class ScoringRule:
         """The rule's validation card (``rules/cards/<name>.card.toml`` beside the rule), read
         now; a rule without one has ``state`` ``none``. A malformed card is a ``DataError``."""
         status = card_status(self._scorer.rule)
-        low, high = status.interval if status.entries else (None, None)
-        if status.entries:
-            figure = pooled_text(status)
-        else:
-            figure = "no validation card" if not status.exists else "no labelled set recorded"
+        head = status.headline
+        low, high = head.interval if head is not None else (None, None)
         return Card(
             rule=status.rule,
             path=status.path,
             state=status.state,
             version=status.version_now,
-            cases=status.cases,
-            agree=status.agree,
-            agreement=status.agreement if status.entries else None,
+            independent=head is not None,
+            headline=None if head is None else set_label(head),
+            cases=None if head is None else head.cases,
+            agree=None if head is None else head.agree,
+            agreement=None if head is None else head.agreement,
             low=low,
             high=high,
-            figure=figure,
+            figure=figure_text(status),
             sets=tuple(_card_set(e) for e in status.entries),
         )
 
@@ -256,6 +268,9 @@ def _card_set(entry: CardEntry) -> CardSet:
         date=entry.date,
         version=entry.version,
         source=entry.source,
+        rows=entry.rows,
+        written_by=entry.written_by,
+        tuning=entry.tuning,
     )
 
 

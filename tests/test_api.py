@@ -154,12 +154,18 @@ def test_a_rule_that_does_not_load_is_a_one_line_keyaudit_error(tmp_path: Path) 
 def test_the_card_is_the_rules_card_and_none_without_one(tmp_path: Path) -> None:
     card = keyaudit.load_rule("physical_stability").card()
     assert card.state in ("current", "history", "changed")
-    assert card.cases == sum(s.cases for s in card.sets) and card.agree == sum(s.agree for s in card.sets)
+    # the headline: the lowest independent set's figure, never pooled (issue 39)
+    independent = [s for s in card.sets if s.written_by == "independent"]
+    lowest = min(independent, key=lambda s: s.agreement)
+    assert card.independent and (card.cases, card.agree) == (lowest.cases, lowest.agree)
+    named = lowest.name if lowest.rows == "all" else f"the {lowest.rows} rows of {lowest.name}"
+    assert card.headline == named
+    assert card.headline in card.figure
     assert card.low is not None and card.high is not None
     assert card.low <= card.agreement <= card.high
-    assert card.summary()["figure"] == card.figure
+    assert card.summary()["figure"] == card.figure and card.summary()["headline"] == card.headline
     lone = keyaudit.load_rule(backtracking_rule(tmp_path / "r")).card()
-    assert (lone.state, lone.cases, lone.agreement, lone.sets) == ("none", 0, None, ())
+    assert (lone.state, lone.cases, lone.agreement, lone.sets) == ("none", None, None, ())
     assert lone.figure == "no validation card"
 
 

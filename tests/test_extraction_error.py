@@ -308,7 +308,7 @@ def test_terminal_json_and_markdown_say_the_same(report: dict) -> None:
         assert flat in markdown, sentence
         assert flat.replace("`", "") in terminal, sentence
     assert statements["verdict_changes"] in report["markdown"]
-    assert report["json"]["schema_version"] == 3
+    assert report["json"]["schema_version"] == 4
 
 
 CANNOT_MOVE = re.compile(r"cannot move|can ?not change|cannot change", re.IGNORECASE)
@@ -328,6 +328,14 @@ def test_no_report_says_the_figures_cannot_move_unless_all_adjudicated(report: d
     assert "validation card claims" in card["quote"]
     assert "unmeasured on these responses" in plain.out and "validation card claims" in plain.out
     assert "unmeasured on these responses" in (tmp_path / "p.md").read_text()
+    # issue 39: the card's lowest independent figure, naming its set, and unmeasured until
+    # adjudicated, in every report
+    head = data["rules"][0]["card"]["headline"]
+    named = f"on the {head['rows']} rows of {head['set']} ({head['agree']}/{head['cases']},"
+    until = "unmeasured on these responses until a random sample of the rule's verdicts is adjudicated"
+    markdown = " ".join((tmp_path / "p.md").read_text().split())
+    for text in (" ".join(plain.out.split()), markdown, card["quote"] + " " + " ".join(data["statements"]["extraction"])):
+        assert named in text and until in text, text[:200]
 
 
 def test_every_verdict_adjudicated_is_the_one_case_that_cannot_move(run_cli, tmp_path: Path) -> None:

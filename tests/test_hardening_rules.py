@@ -143,7 +143,8 @@ def test_a_lying_card_is_printed_as_its_authors_claim(tmp_path: Path, run_cli) -
     path = rule(tmp_path / "rule", "said == target.status")
     (path.parent / "cards").mkdir()
     (path.parent / "cards" / "t.card.toml").write_text(
-        f'rule = "t"\n[[set]]\nname = "blind.jsonl"\ncases = 1000000\nagree = 1000000\n'
+        f'format = 2\nrule = "t"\n[[set]]\nname = "blind.jsonl"\nrows = "all"\n'
+        f'written_by = "independent"\ntuning = "before"\ncases = 1000000\nagree = 1000000\n'
         f'date = "2024-01-01"\nversion = "{rule_version(load_rule(path))}"\nsource = "measured"\n',
         encoding="utf-8",
     )

@@ -53,6 +53,8 @@ def victim(tmp_path: Path) -> Path:
 
 # ---- test-rule --card
 
+DECLARE = ("--written-by", "independent", "--before-tuning")
+
 
 @pytest.mark.parametrize("planted", ["temporary", "card"])
 def test_the_card_is_never_written_through_a_planted_link(
@@ -67,9 +69,9 @@ def test_the_card_is_never_written_through_a_planted_link(
     link = rule.parent / "cards" / name
     link.symlink_to(victim)
     if planted == "card":  # a card the loader can read, so the write is what is tested
-        victim.write_text('rule = "t"\n', encoding="utf-8")
+        victim.write_text('format = 2\nrule = "t"\n', encoding="utf-8")
     before = victim.read_bytes()
-    result = run_cli("test-rule", str(rule), "--cases", str(cases_file(tmp_path / "c.jsonl")), "--card")
+    result = run_cli("test-rule", str(rule), "--cases", str(cases_file(tmp_path / "c.jsonl")), "--card", *DECLARE)
     assert result.code == 0, result.err
     assert victim.read_bytes() == before
     card = card_path(rule)
@@ -84,7 +86,7 @@ def test_a_cards_folder_linked_out_of_the_rule_folder_is_refused(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (rule.parent / "cards").symlink_to(elsewhere)
-    result = run_cli("test-rule", str(rule), "--cases", str(cases_file(tmp_path / "c.jsonl")), "--card")
+    result = run_cli("test-rule", str(rule), "--cases", str(cases_file(tmp_path / "c.jsonl")), "--card", *DECLARE)
     assert_one_line_error(result.err, result.code, "--card", "outside the rule's folder")
     assert list(elsewhere.iterdir()) == []
     assert result.out == ""  # refused before the measurement
@@ -94,7 +96,7 @@ def test_a_cards_folder_linked_inside_the_rule_folder_is_used(tmp_path: Path, ru
     rule = rule_folder(tmp_path / "rule")
     (rule.parent / "kept").mkdir()
     (rule.parent / "cards").symlink_to(rule.parent / "kept")
-    result = run_cli("test-rule", str(rule), "--cases", str(cases_file(tmp_path / "c.jsonl")), "--card")
+    result = run_cli("test-rule", str(rule), "--cases", str(cases_file(tmp_path / "c.jsonl")), "--card", *DECLARE)
     assert result.code == 0, result.err
     assert (rule.parent / "kept" / card_path(rule).name).is_file()
 
@@ -106,7 +108,7 @@ def test_the_card_of_a_bundled_rule_is_never_rewritten(tmp_path: Path, run_cli) 
     try:
         result = run_cli(
             "test-rule", "physical_stability", "--cases", str(cases_file(tmp_path / "c.jsonl")),
-            "--card",
+            "--card", *DECLARE,
         )
         line = assert_one_line_error(result.err, result.code, "--card", "bundled rule")
         assert "copy" in line
@@ -123,7 +125,7 @@ def test_an_output_onto_the_rules_own_card_is_refused(
     """The card is an input of the run (check prints it): --json onto it overwrote it."""
     rule = rule_folder(tmp_path / "rule")
     cases = cases_file(tmp_path / "c.jsonl")
-    assert run_cli("test-rule", str(rule), "--cases", str(cases), "--card").code == 0
+    assert run_cli("test-rule", str(rule), "--cases", str(cases), "--card", *DECLARE).code == 0
     card = card_path(rule)
     before = card.read_bytes()
     result = run_cli("check", str(rule), option, str(card))

@@ -1,5 +1,5 @@
 """Read scoring cases: JSONL of {key, response, id?} (``score --cases``), and labelled ones that
-also carry ``accept`` (and optionally ``reason``) for ``test-rule --cases``."""
+also carry ``accept`` (and optionally ``reason`` and ``split``) for ``test-rule --cases``."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ class Case:
     #: The label of a labelled case (``test-rule --cases``); None when the file has none.
     accept: bool | None = None
     reason: str | None = None
+    #: The labelled case's ``split`` (``tune``, ``holdout``, …), when its file marks one.
+    split: str | None = None
 
 
 def read_cases(source: Path | TextIO, labelled: bool = False) -> Iterator[Case]:
@@ -49,7 +51,10 @@ def read_cases(source: Path | TextIO, labelled: bool = False) -> Iterator[Case]:
         reason = record.get("reason")
         if reason is not None and not isinstance(reason, str):
             raise DataError(located(path, line, None, "'reason' must be a string"))
-        yield Case(record.get("id", line), key, response, accept, reason)
+        split = record.get("split")
+        if split is not None and not isinstance(split, str):
+            raise DataError(located(path, line, None, "'split' must be a string"))
+        yield Case(record.get("id", line), key, response, accept, reason, split)
 
 
 def _read_stream(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -5,8 +5,9 @@ Honesty rules kept here, in one place:
 
 * no sentence says the figures "cannot move" by extraction unless every rule verdict was
   adjudicated by a person (the certainty signals miss misreadings they have not met);
-* without adjudications the error on these responses is *unmeasured*, and each rule's
-  validation card is quoted for what it is: agreement on other phrasings;
+* without adjudications the error on these responses is *unmeasured* until adjudicated, and
+  each rule's validation card is quoted for what it is: its lowest figure on a set written
+  independently of the rule, naming the set (agreement on other wording), or that it has none;
 * with them, a significance verdict whose interval changes once the measured error is in it, and
   a model order the interval of a difference does not settle, are named.
 """
@@ -75,10 +76,11 @@ def extraction_sentences(audit: Audit, show: Show = as_is) -> list[str]:
         quotes = [card_quote(p.card, show) for p in audit.rules]
         rules = [show(p.name) for p in audit.rules]
         return [
-            "Extraction error: unmeasured on these responses. The intervals above carry sampling"
-            " error only, not the rule's misreadings; a random sample of its verdicts labelled"
-            " through `keyaudit review` and given to `--adjudications` measures them and carries"
-            " them into the figures. Until then, as the nearest evidence: "
+            "Extraction error: unmeasured on these responses until a random sample of the rule's"
+            " verdicts is adjudicated (labelled through `keyaudit review` and given to"
+            " `--adjudications`, which measures it and carries it into the figures); the intervals"
+            " above carry sampling error only, not the rule's misreadings. The nearest evidence,"
+            " on other wording than these responses: "
             + "; ".join(f"{name}: {quote}" for name, quote in zip(rules, quotes, strict=True))
             + "."
         ]

@@ -13,11 +13,11 @@ import json
 import math
 from typing import Any
 
-from .card_text import card_quote
+from .card_text import card_quote, figure_text
 from .extraction_text import statements
 from .findings import Audit, Bounds, Correction, Difference, Extraction, RuleProof, Span
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _num(value: float | None) -> float | None:
@@ -157,35 +157,43 @@ def _rule(proof: RuleProof) -> dict[str, Any]:
     }
 
 
+def _card_set(e: Any, status: Any) -> dict[str, Any]:
+    return {
+        "set": e.set,
+        "rows": e.rows,
+        "written_by": e.written_by,
+        "tuning": e.tuning,
+        "cases": e.cases,
+        "agree": e.agree,
+        "agreement": _num(e.agreement),
+        "agreement_ci": [_num(v) for v in e.interval],
+        "date": e.date,
+        "version": e.version,
+        "source": e.source,
+        "changed_since": e.version not in ("unknown", status.version_now),
+        "note": e.note,
+    }
+
+
 def _card(status: Any) -> dict[str, Any] | None:
-    """A rule's validation card: its sets' agreement before tuning and the versions measured on."""
+    """A rule's validation card: its headline (the lowest figure among its independent sets,
+    None when it has none), the sentence the reports print for it, and every set's own figure
+    with who wrote it and whether the rule was tuned on it. No pooled figure: it would be the
+    largest sets' style."""
     if status is None:
         return None
-    low, high = status.interval
+    head, low = status.headline, status.lowest
     return {
         "path": status.path,
         "exists": status.exists,
+        "format": status.format,
         "state": status.state,
         "version_now": status.version_now,
-        "cases": status.cases,
-        "agree": status.agree,
-        "agreement": _num(status.agreement),
-        "agreement_ci": [_num(low), _num(high)],
-        "sets": [
-            {
-                "set": e.set,
-                "cases": e.cases,
-                "agree": e.agree,
-                "agreement": _num(e.agreement),
-                "agreement_ci": [_num(v) for v in e.interval],
-                "date": e.date,
-                "version": e.version,
-                "source": e.source,
-                "changed_since": e.version not in ("unknown", status.version_now),
-                "note": e.note,
-            }
-            for e in status.entries
-        ],
+        "independent": head is not None,
+        "headline": None if head is None else _card_set(head, status),
+        "lowest": None if low is None else _card_set(low, status),
+        "statement": figure_text(status),
+        "sets": [_card_set(e, status) for e in status.entries],
     }
 
 
