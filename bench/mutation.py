@@ -76,6 +76,13 @@ COVERING: dict[str, list[str]] = {
         "tests/test_mutation_gaps_claims.py", "tests/test_claim_layer.py",
         "tests/test_rule_physical_stability.py",
     ],
+    "engine/stats/design.py": ["tests/test_mutation_gaps_design.py", "tests/test_design_stats.py"],
+    "engine/stats/extraction_error.py": [
+        "tests/test_mutation_gaps_corrected.py", "tests/test_extraction_error.py",
+    ],
+    "engine/stats/corrected.py": [
+        "tests/test_mutation_gaps_corrected.py", "tests/test_extraction_error.py",
+    ],
     "engine/load/answer_line.py": ["tests/test_mutation_gaps_load.py", "tests/test_strict.py"],
     "engine/load/strict.py": [
         "tests/test_mutation_gaps_load.py", "tests/test_strict.py", "tests/test_metrics.py",
@@ -351,11 +358,17 @@ def snapshot(workdir: Path, rev: str | None = None) -> tuple[Path, Path]:
     mapping = config["tool"]["setuptools"]["package-dir"]
     package = path / "keyaudit"
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
+    if "keyaudit" in mapping:  # the package root is a folder of its own (api/): link its files
+        for entry in (repo / mapping["keyaudit"]).iterdir():
+            if entry.name != "__pycache__":
+                (package / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    else:
+        (package / "__init__.py").write_text("")
     for dotted, folder in mapping.items():
         top, _, sub = dotted.partition(".")
         assert top == "keyaudit" and "." not in sub, dotted
-        (package / sub).symlink_to(repo / folder, target_is_directory=True)
+        if sub:
+            (package / sub).symlink_to(repo / folder, target_is_directory=True)
     return repo, path
 
 
@@ -381,6 +394,10 @@ def run_tests(repo: Path, env: dict[str, str], tests: list[str], timeout: float)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         return "timeout", time.monotonic() - start
+    except BaseException:  # stopped: the test run goes too (it runs in a session of its own)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
     return ("passed" if code == 0 else "failed"), time.monotonic() - start
 
 
@@ -449,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     equivalent = load_equivalent()
 
     work = Path(tempfile.mkdtemp(prefix="keyaudit-mutation-"))
+    # a run stopped by SIGTERM (or SIGINT, which a background job ignores) still deletes its copy
+    signal.signal(signal.SIGTERM, _stop)
     try:
         repo, path = snapshot(work, args.rev)
         env = _environment(path, work / "cache")
@@ -520,6 +539,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(f"stopped by signal {signum}")
+
+
 def _hand(source: str, old: str, new: str) -> Mutant:
     """A mutant written by hand: ``old`` (found exactly once in ``source``) replaced by ``new``."""
     if source.count(old) != 1:
@@ -538,7 +561,7 @@ def _dotted(module: str, repo: Path) -> str:
         prefix = folder.rstrip("/") + "/"
         if module.startswith(prefix):
             rest = module[len(prefix):].removesuffix(".py").replace("/", ".")
-            return dotted.partition(".")[2] + "." + rest
+            return ".".join(part for part in (dotted.partition(".")[2], rest) if part)
     raise SystemExit(f"{module} is in no package of pyproject's package-dir")
 
 
