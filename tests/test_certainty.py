@@ -89,8 +89,10 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
     f = measured()["rest"]
     assert f.rows >= 9_000
     assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.88, (f.wrong_marked, f.wrong)  # measured 0.923
-    assert f.wrong_vr_marked / f.wrong_vr >= 0.78, (f.wrong_vr_marked, f.wrong_vr)  # measured 0.823
-    assert f.marked / f.rows <= 0.068, f.marked / f.rows  # measured 0.0650
+    # issue 39 pruned the signs that marked right verdicts only (measured on these rows and the
+    # fresh r4 sets' tune rows): 0.729 of accept-or-reason misses marked (was 0.823), 4.9% marked
+    assert f.wrong_vr_marked / f.wrong_vr >= 0.72, (f.wrong_vr_marked, f.wrong_vr)  # measured 0.729
+    assert f.marked / f.rows <= 0.052, f.marked / f.rows  # measured 0.049 (was 0.0650)
 
 
 def test_uncertainty_on_rows_kept_apart_from_tuning() -> None:
@@ -103,7 +105,7 @@ def test_uncertainty_on_rows_kept_apart_from_tuning() -> None:
     f = measured()["holdout"]
     assert f.rows >= 700
     assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.8, (f.wrong_marked, f.wrong)  # measured 0.917
-    assert f.marked / f.rows <= 0.095, f.marked / f.rows  # measured 0.0868
+    assert f.marked / f.rows <= 0.075, f.marked / f.rows  # measured 0.071 since issue 39 (was 0.0868)
 
 
 def test_uncertainty_on_the_sealed_set() -> None:
@@ -114,8 +116,10 @@ def test_uncertainty_on_the_sealed_set() -> None:
     marks more fails here."""
     f = measured()["sealed"]
     assert f.rows >= 1_100
-    assert f.wrong_marked >= 6, (f.wrong_marked, f.wrong)
-    assert f.marked / f.rows <= 0.078, f.marked / f.rows  # measured 0.074
+    # issue 39's pruning cost two of these (6 → 4 of 10) and took the marked share from 7.4% to
+    # 5.1%: the signs it dropped marked right verdicts only on every set that may be looked at
+    assert f.wrong_marked >= 4, (f.wrong_marked, f.wrong)
+    assert f.marked / f.rows <= 0.055, f.marked / f.rows  # measured 0.051
 
 
 @pytest.mark.parametrize(
@@ -124,14 +128,9 @@ def test_uncertainty_on_the_sealed_set() -> None:
         # a statement the lexicon almost covers: its words are the rule's, no claim was read
         ("gear_train", "decrease; direction unchanged", "D: was 60 rpm, now 30 rpm; direction unchanged",
          "unread clause"),
-        # a claim under a condition was counted
-        ("gear_train", "increase; direction unchanged",
-         "If A drives D directly, D turns faster; direction unchanged", "under a condition"),
         # a claim with no subject of its own, while another gear is named (on a rejection)
         ("gear_train", "decrease; direction unchanged",
          "D's direction stays the same; B and C slow down", "without a subject"),
-        # the rule's own [[uncertain]] clause (gauge: a bare number beside references)
-        ("gauge_reading", "no; new value 65", "No; 65 (40 + 25% of 100)", "without a cue"),
         # physical_stability: an unstable answer offering alternatives
         ("physical_stability",
          "unstable; after removing block D, the cumulative center of mass at the joint between "

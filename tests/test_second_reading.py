@@ -18,7 +18,6 @@ from keyaudit.engine.rule_language.scoring.second_reading import (
     Part,
     SecondReading,
     _limits,
-    _lone_negations,
     parts_of,
 )
 
@@ -294,37 +293,20 @@ def test_a_negation_left_as_a_plain_word() -> None:
     assert _limits(other, frozenset({"speed"}), True) == []
 
 
-def test_a_negation_at_the_edge_of_its_window() -> None:
+def test_negations_at_the_edge_of_their_window_or_without_a_claim_are_no_sign() -> None:
+    """Issue 39 dropped two signs that, on every labelled set tuned on, marked right verdicts only
+    (3 and 19 of them, no wrong one): a negation 3-6 words before its claim, and, on a verdict
+    that something is missing, a negation with no claim in its clause."""
     source = "D is not in my honest view going to slow down"
     claim = Node("speed", [_leaf("DOWN", "slow down", 36)], source, 36, 45)
     words = [_leaf("WORD", w, source.index(w)) for w in ("in", "my", "honest", "view", "going", "to")]
     items = [_leaf("WORD", "D", 0), _leaf("WORD", "is", 2), _leaf("NEG", "not", 5), *words, claim]
-    assert _limits(items, frozenset({"speed"}), True) == [
-        "a negation 6 words before its claim, at the edge of its window ('not')"
-    ]
-    # right after its negation, or far beyond its window: no decision at the edge
-    near = [_leaf("WORD", "D", 0), _leaf("NEG", "not", 5), claim]
-    far = [_leaf("NEG", "not", 5), *(words * 2), claim]
-    assert _limits(near, frozenset({"speed"}), True) == _limits(far, frozenset({"speed"}), True) == []
-
-
-def test_a_negation_with_no_claim_in_its_clause_on_a_missing_verdict() -> None:
-    source = "it would not surpass the maximum; 35 C"
-    items = [_leaf("WORD", "it", 0), _leaf("WORD", "would", 3), _leaf("NEG", "not", 9),
-             _leaf("WORD", "surpass", 13), _leaf("BOUNDARY", ";", 32), _leaf("WORD", "35", 34)]
-    assert source[9:12] == "not"
-    assert _lone_negations(items, frozenset({"verdict"})) == [
-        "a negation found no claim to deny in its clause ('not')"
-    ]
-    # the negation's clause holds a claim: the layer had something to deny
-    claim = Node("verdict", [_leaf("EXCEEDS", "surpass", 13)], source, 13, 20)
-    assert _lone_negations([*items[:3], claim, *items[4:]], frozenset({"verdict"})) == []
-    # through the reading: only for a verdict that something is missing
-    s = scorer("gear_train")
+    assert _limits(items, frozenset({"speed"}), True) == []
+    s = scorer("gauge_reading")
     reading = SecondReading.of(s.rule)
-    text = "D does not, as far as we know; direction unchanged"
+    text = "it would not surpass the maximum; 35 C"
     tree = s._parse_answer(clean_answer(text, s.rule.answer_format))
-    assert not has(reading.doubts(text, True, "", tree, {}), "found no claim")
+    assert not has(reading.doubts(text, False, "value missing", tree, {}), "found no claim")
 
 
 def test_a_four_letter_value_is_read_by_its_stem() -> None:

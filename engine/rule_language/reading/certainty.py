@@ -8,7 +8,6 @@ cannot say which, but it can say where its reading was doubtful. A verdict is *u
   trigger or value took: a phrasing the lexicon almost covers;
 * **unplaced letters / numbers** — a capital entity letter or a number left as filler (which of
   these a rule watches is set in its ``[certainty]`` table; words are always watched);
-* **error recovery** — the parser had to read tokens as plain words to get through the line;
 * **unresolved subject** — a claim with no subject of its own counted for the target while the
   answer also names other entities;
 * **outside the answer line** — a rejection for a missing component, while the response's
@@ -16,7 +15,9 @@ cannot say which, but it can say where its reading was doubtful. A verdict is *u
 * **rule conditions** — the rule's own ``[[uncertain]]`` clauses (e.g. a value chosen by cue
   precedence over a different number), each with its reason.
 
-Each sign is a short reason string; a verdict with none is *certain*. The signs only flag; they
+The decisions the reading took on a weak cue (a conflict nothing offers, a near word, a typo the
+verdict rests on) are marked by :mod:`..scoring.decisions` and the scorer. Each sign is a short
+reason string; a verdict with none is *certain*. The signs only flag; they
 never change a verdict.
 """
 

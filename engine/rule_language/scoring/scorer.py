@@ -48,6 +48,7 @@ from .answer_limits import (
     bounded_replace,
     cut_answer,
 )
+from .decisions import cue_marks
 from .second_reading import SecondReading
 
 #: Most (key, answer) verdicts remembered by one scorer before the memo starts afresh, and the
@@ -383,11 +384,6 @@ class Scorer:
         # leftover material are read in full for such a rejection, and for an acceptance only
         # where the leftover offers an alternative or a condition (see _tree_doubts).
         doubtful = verdict.reason.endswith(("missing", "conflict", "ambiguous"))
-        tolerant = self.rule.answer_format.tolerant
-        if tolerant is not None and verdict.answer_text is not None:
-            untolerant = replace(self.rule.answer_format, tolerant=None)
-            for typed, read in tolerant.typos(clean_answer(verdict.answer_text, untolerant)):
-                reasons.append(f"read {typed!r} as {read!r} (one letter off)")
         if text and parsed_key.node is not None:
             memo_key = (key, text)
             doubts = self._doubts.get(memo_key)
@@ -396,13 +392,73 @@ class Scorer:
                     tree = self._parse_answer(text)
                 except GrammarParseError:
                     tree = None
-                doubts = () if tree is None else tuple(self._tree_doubts(parsed_key, tree, verdict.accept, doubtful))
+                doubts = () if tree is None else tuple(self._tree_doubts(parsed_key, tree, verdict.accept, doubtful, verdict.reason))
                 if verdict.reason == ANSWER_UNPARSEABLE:
                     doubts += ("the answer grammar could not read the line",)
                 doubts += tuple(self._second_doubts(text, verdict, tree))
+                if tree is not None:
+                    doubts = self._with_decisions(parsed_key, tree, verdict, doubts)
                 self._doubts.put(memo_key, doubts, len(text))
             reasons += doubts
+        tolerant = self.rule.answer_format.tolerant
+        if tolerant is not None and verdict.answer_text is not None and parsed_key.node is not None:
+            untolerant = replace(self.rule.answer_format, tolerant=None)
+            plain = clean_answer(verdict.answer_text, untolerant)
+            typos = tolerant.typos(plain)
+            # a typo read as its word is a decision the verdict rests on only where the line
+            # read without it gets the other verdict ("decreses" → speed missing)
+            if typos and self._accepts_cleaned(parsed_key, plain) is not verdict.accept:
+                reasons += [f"read {typed!r} as {read!r} (one letter off)" for typed, read in typos]
         return tuple(dict.fromkeys(reasons))
+
+    def _env_of(self, parsed_key: ParsedKey, tree: Node) -> dict[str, Any] | None:
+        """The expressions' environment of ``tree`` (the last one scored where it is that)."""
+        last = self._last_env
+        if last is not None and last[0] == parsed_key.text and last[2]["answer"] is tree:
+            return last[2]
+        try:
+            return self._environment(parsed_key, tree)
+        except ExpressionError:
+            return None
+
+    def _accepts_cleaned(self, parsed_key: ParsedKey, text: str) -> bool | None:
+        """Whether the rule accepts the cleaned line ``text`` (None: it cannot be read)."""
+        try:
+            tree = self._parse_answer(text) if text else None
+        except GrammarParseError:
+            return False
+        if tree is None:
+            return False
+        try:
+            env = self._environment(parsed_key, tree)
+            return all(passed is not False for _, passed in self._clause_outcomes(env))
+        except ExpressionError:
+            return None
+
+    def _with_decisions(self, parsed_key: ParsedKey, tree: Node, verdict: Verdict, doubts: tuple[str, ...]) -> tuple[str, ...]:
+        """``doubts`` with the marks of the decisions the reading took on a weak cue
+        (:mod:`.decisions`)."""
+        env = self._env_of(parsed_key, tree)
+        if env is None:
+            return doubts
+        if self._second is None:
+            self._second = SecondReading.of(self.rule)
+        part = next((p for p in self._second.parts if verdict.reason in p.reasons.values()), None)
+        step = None if part is None else next(k for k, r in part.reasons.items() if r == verdict.reason)
+        tolerant = self.rule.answer_format.tolerant
+        known = self._vocabulary() | (tolerant.known if tolerant is not None else frozenset())
+        claims = env.get("claims")
+        marks = cue_marks(
+            tree.source,
+            claims if isinstance(claims, ClaimSet) else None,
+            verdict.accept,
+            step,
+            None if part is None else part.name,
+            () if part is None else part.values,
+            known,
+            not self.rule.answer_format.exact_words,
+        )
+        return doubts + tuple(marks)
 
     def conclusion_doubt(self, key: str, conclusion: str) -> str | None:
         """For a rejection for a missing component: the doubt when the response's conclusion
@@ -412,7 +468,9 @@ class Scorer:
         outcome = _judged(lambda: self.score_answer_text(key, conclusion))
         return outcome if isinstance(outcome, str) else conclusion_doubt_text(outcome.accept)
 
-    def _tree_doubts(self, parsed_key: ParsedKey, tree: Node, accepted: bool, doubtful: bool) -> list[str]:
+    def _tree_doubts(
+        self, parsed_key: ParsedKey, tree: Node, accepted: bool, doubtful: bool, reason: str = ""
+    ) -> list[str]:
         """Signs in the parsed answer: the rule's own ``[[uncertain]]`` clauses always; the
         generic signs of material the rule left over where a misreading would matter — in full
         for a rejection for something missing or conflicting (``doubtful``), and for an
@@ -428,10 +486,10 @@ class Scorer:
                 env = self._environment(parsed_key, tree)
             except ExpressionError:
                 return reasons
-        for reason, check in rule.uncertain:
+        for doubt, check in rule.uncertain:
             try:
                 if check.evaluate(env):
-                    reasons.append(reason)
+                    reasons.append(doubt)
             except ExpressionError:
                 continue
         if not (accepted or doubtful):
@@ -442,9 +500,8 @@ class Scorer:
                     return reasons
             except ExpressionError:
                 pass
-        lost = [k for k in tree.recovered if not k.startswith("_") and k not in rule.certainty.benign]
-        if lost and doubtful:
-            reasons.append(f"the parser could not place {', '.join(dict.fromkeys(lost))}")
+        # (tokens the parser had to read as plain words marked right verdicts only on every
+        # labelled set, issue 39: not a sign any more)
         skip = set(TRIGGER_KINDS)
         if rule.claims is not None and rule.claims.subject:
             skip.add(rule.claims.subject)
@@ -460,8 +517,6 @@ class Scorer:
         if isinstance(claims, ClaimSet):
             found = claims.all_claims()
             others = {c.subject for c in found if not c.about_target}
-            if accepted and any(c.conditional and c.about_target and not c.retracted for c in found):
-                reasons.append("a claim made under a condition ('if', 'otherwise') was counted")
             if doubtful and others and any(c.subject is None and not c.retracted for c in found):
                 named = ", ".join(sorted(str(o) for o in others))
                 reasons.append(f"a claim without a subject was taken as the target's ({named} also named)")

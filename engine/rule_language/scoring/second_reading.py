@@ -27,10 +27,9 @@ in a way that would change the verdict:
 * **claim-layer limits** — decisions the claim layer took at one of its edges, read off the items
   it read: for a verdict that read one value, an "or" with plain words but no claim after it in
   its clause ("goes up or down", "either just clears or clips"), a negation with nothing at all
-  after it ("it changes and it doesn't:"), a negation 3–6 plain words before its claim (the
-  layer's window is :data:`~.claims.NEGATION_WINDOW` words); for one value or a conflict, a
-  negation word the grammar left a plain word beside a claim; for a verdict that something is
-  missing, a negation whose clause holds no claim at all ("it would not surpass the maximum").
+  after it ("it changes and it doesn't:"); for one value or a conflict, a negation word the
+  grammar left a plain word beside a claim. (A negation at the edge of the layer's window, and one
+  with no claim in its clause, were signs until issue 39: they marked right verdicts only.)
 
 The reading is cheap (a handful of regular expressions over one cleaned line, and the items of the
 tree the rule already parsed) and runs once per distinct (key, answer line), inside the scorer's
@@ -55,7 +54,7 @@ from typing import Any
 import tomllib
 
 from ..reading.ast import Leaf, Node
-from ..reading.claims import NEGATION_WINDOW, read_items
+from ..reading.claims import read_items
 
 __all__ = ["Part", "SecondReading", "parts_of"]
 
@@ -287,9 +286,7 @@ class SecondReading:
             out.append("values conflict in an answer that corrects itself: the correction may not have been read")
         if tree is not None and self.claims is not None and (single or conflict or missing):
             items = read_items(tree, self.claims.atoms, self.claims.within)
-            if missing:
-                out += _lone_negations(items, frozenset(self.claims.kinds))
-            else:
+            if not missing:
                 out += _limits(items, frozenset(self.claims.kinds), single)
         return list(dict.fromkeys(out))
 
@@ -503,30 +500,7 @@ def _limits(items: Sequence[Any], claim_kinds: frozenset[str], single: bool) -> 
                 out.append(f"an alternative was read with nothing after it ('or {first.text()}')")
         if kind == "neg" and not clause and n > 0 and kinds[n - 1] != "boundary":
             out.append(f"a negation denies nothing after it ({items[n].text()!r})")
-        if kind == "neg" and clause:
-            # plain words between the negation and the next claim of its clause: the layer's
-            # window (NEGATION_WINDOW) decides whether the claim is denied; near its edge the
-            # decision hangs on a word or two ("not, as far as I can tell, slower")
-            claim_at = next((j for j, k in enumerate(clause) if k in claim_kinds), None)
-            gap = 0 if claim_at is None else clause[:claim_at].count("word")
-            if claim_at is not None and NEGATION_WINDOW - 1 <= gap <= NEGATION_WINDOW + 2:
-                out.append(f"a negation {gap} words before its claim, at the edge of its window ({items[n].text()!r})")
     return list(dict.fromkeys(out))
-
-
-def _lone_negations(items: Sequence[Any], claim_kinds: frozenset[str]) -> list[str]:
-    """For a verdict that something is missing: a negation whose clause holds no claim at all
-    ("it would not exceed the maximum" where "exceed" was not read): a statement the rule
-    could not read, for the layer's negation found nothing to deny."""
-    kinds = [_kind(item) for item in items]
-    start = 0
-    for end in [*(j for j, k in enumerate(kinds) if k == "boundary"), len(kinds)]:
-        clause = kinds[start:end]
-        if "neg" in clause and not any(k in claim_kinds for k in clause) and "word" in clause:
-            at = start + clause.index("neg")
-            return [f"a negation found no claim to deny in its clause ({items[at].text()!r})"]
-        start = end + 1
-    return []
 
 
 #: A negation word (the claim layer's triggers are read by the grammar; one left as a plain word

@@ -1,0 +1,126 @@
+"""Certainty from the reading's own decisions (issue 39, item 1): each decision mark names the
+decision a verdict rests on, and a plain line is not marked; the measured figures on issue 33's
+fresh sets are pinned with floors."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+
+from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.rules.rule import load_rule
+from keyaudit.engine.rule_language.scoring.scorer import Scorer
+
+DATA = Path(__file__).parent / "data" / "phrasings"
+
+
+@functools.cache
+def scorer(rule: str) -> Scorer:
+    return Scorer(load_rule(resolve_rule_path(rule)))
+
+
+def marks(rule: str, key: str, answer: str) -> tuple[bool, str, tuple[str, ...]]:
+    verdict = scorer(rule).score(key, f"ANSWER: {answer}")
+    return verdict.accept, verdict.reason, verdict.uncertain
+
+
+GEAR = "decrease; direction unchanged"
+STABLE = "stable"
+TIPS = "tips between block C and block B"
+
+
+@pytest.mark.parametrize(
+    ("rule", "key", "answer", "reason", "mark"),
+    [
+        # a word read through one edit, where the line read without it gets the other verdict
+        ("gear_train", GEAR, "D's speed decreses, direction unchanged", "", "read 'decreses' as 'decreases'"),
+        # a conflict read where nothing on the line offers a second value: a label read as one
+        ("physical_stability_l4", STABLE, "- Status: stable - Failing joint: none", "status conflict",
+         "the status conflict was read, but nothing on the line offers a second value"),
+        # a component missing while a word one letter off one of its values stands on the line
+        ("fbd", "yes", "yse, it slids down", "slip missing",
+         "the slip was read as missing, but 'yse' is one letter off 'yes'"),
+        # an acceptance whose value was read from inside a hyphenated word
+        ("physical_stability_l4", STABLE, "stable-ish; D is right at the edge of C", "",
+         "the value 'stable' was read inside 'stable-ish'"),
+    ],
+)
+def test_a_verdict_resting_on_a_weak_decision_is_marked(rule: str, key: str, answer: str, reason: str | None, mark: str) -> None:
+    accepted, got, uncertain = marks(rule, key, answer)
+    if reason is not None:
+        assert got == reason
+    assert any(mark in u for u in uncertain), uncertain
+
+
+@pytest.mark.parametrize(
+    ("rule", "key", "answer"),
+    [
+        ("gear_train", GEAR, "D's speed decreases, direction unchanged"),
+        ("physical_stability_l4", STABLE, "Status: stable"),
+        ("fbd", "yes", "yes, it slides down"),
+        ("physical_stability_l4", TIPS, "it tips between block C and block B"),
+        # two values offered with "or": the conflict has its cue
+        ("physical_stability_l4", STABLE, "stable or it tips"),
+        # a typo that decides nothing ("dnager" or not, the answer is yes by 0.5)
+        ("gauge_reading_l4", "yes; exceeds threshold by 0.5", "yes its in the dnager zone by 0.5"),
+    ],
+)
+def test_plain_lines_are_not_marked(rule: str, key: str, answer: str) -> None:
+    assert not [u for u in marks(rule, key, answer)[2] if "offers a second value" in u
+                or "one letter off" in u or "read inside" in u], marks(rule, key, answer)
+
+
+def test_a_rule_asking_for_exact_words_gets_no_near_word_mark() -> None:
+    """physical_stability's status is exactly stable or unstable: 'stabel' is rightly missing."""
+    key = ("unstable; after removing block D, the cumulative center of mass at the joint between "
+           "block C and block B lies outside its supporting base")
+    accepted, reason, uncertain = marks("physical_stability", key, "stabel")
+    assert (accepted, reason) == (False, "status missing")
+    assert not any("one letter off" in u for u in uncertain)
+
+
+def test_the_decision_marks_never_change_a_verdict() -> None:
+    s = Scorer(load_rule(resolve_rule_path("physical_stability_l4")))
+    for answer in ("- Status: stable - Failing joint: none", "stable-ish", "yse"):
+        with_marks = s.score(STABLE, f"ANSWER: {answer}")
+        without = s.score(STABLE, f"ANSWER: {answer}", certainty=False)
+        assert (with_marks.accept, with_marks.reason) == (without.accept, without.reason)
+
+
+@functools.cache
+def r4_figures() -> dict[str, tuple[int, int, int, int]]:
+    """(rows, marked, wrong, wrong marked) per split of the r4 fresh sets."""
+    out: dict[str, list[int]] = {"tune": [0, 0, 0, 0], "holdout": [0, 0, 0, 0]}
+    for path in sorted(DATA.glob("*_r4a.jsonl")) + sorted(DATA.glob("*_r4b.jsonl")):
+        s = scorer(path.name.removesuffix(".jsonl").rsplit("_", 1)[0])
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            verdict = s.score(row["key"], row["response"])
+            f = out[row["split"]]
+            wrong = verdict.accept != row["accept"]
+            f[0] += 1
+            f[1] += bool(verdict.uncertain)
+            f[2] += wrong
+            f[3] += wrong and bool(verdict.uncertain)
+    return {k: tuple(v) for k, v in out.items()}  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("split", "wrong_marked", "marked_share"),
+    [
+        # measured at issue 39: tune 25 of 33 wrong marked, 10.1% marked (before: 20 of 33, 15.2%)
+        ("tune", 25, 0.105),
+        # holdout (never looked at): 12 of 24 wrong marked, 12.2% marked (before: 12 of 24, 17.3%)
+        ("holdout", 12, 0.125),
+    ],
+)
+def test_certainty_on_the_r4_fresh_sets(split: str, wrong_marked: int, marked_share: float) -> None:
+    """Floors at the figures measured when the decision marks came in: a change that marks
+    fewer wrong verdicts, or more verdicts in all, fails here. Issue 39's target is 80% of wrong
+    verdicts marked with at most 10% marked; these are the figures so far."""
+    rows, marked, wrong, got = r4_figures()[split]
+    assert got >= wrong_marked, (got, wrong)
+    assert marked / rows <= marked_share, marked / rows
