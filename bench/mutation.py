@@ -83,6 +83,9 @@ COVERING: dict[str, list[str]] = {
     "engine/stats/corrected.py": [
         "tests/test_mutation_gaps_corrected.py", "tests/test_extraction_error.py",
     ],
+    "engine/rule_language/reading/components.py": [
+        "tests/test_mutation_gaps_components.py", "tests/test_components.py",
+    ],
     "engine/load/answer_line.py": ["tests/test_mutation_gaps_load.py", "tests/test_strict.py"],
     "engine/load/strict.py": [
         "tests/test_mutation_gaps_load.py", "tests/test_strict.py", "tests/test_metrics.py",
