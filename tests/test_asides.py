@@ -71,3 +71,30 @@ def test_rules_read_asides_questions_and_number_words(rule, key, answer, accept,
 )
 def test_number_reads_words(text: str, value) -> None:
     assert _number(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Unlike the maximum height, which decreases, the range increases.",
+         "Unlike the maximum height (which decreases), the range increases."),
+        ("Compared with gear B, which speeds up, D slows down", "Compared with gear B (which speeds up), D slows down"),
+        # no contrast before it: the aside moves as before
+        ("D, which is the output, slows down.", "D slows down; D is the output."),
+    ],
+)
+def test_an_aside_inside_a_contrast_stays_in_brackets(text: str, kept: str) -> None:
+    assert move_asides(text) == kept
+
+
+@pytest.mark.parametrize(
+    ("rule", "key", "answer"),
+    [
+        ("projectile_motion", "increase", "Unlike the maximum height, which decreases, the range increases"),
+        ("surface_topology_l4", "0; orientable", "Unlike the sphere, which has χ = 2, this torus has χ = 0; orientable."),
+        ("gauge_reading_l4", "no", "No. Unlike the oil-pressure gauge beside it, which is in the red, this needle stays in the green"),
+    ],
+)
+def test_the_contrasted_objects_aside_is_context(rule: str, key: str, answer: str) -> None:
+    verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, "ANSWER: " + answer)
+    assert (verdict.accept, verdict.reason) == (True, "")

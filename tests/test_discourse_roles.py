@@ -78,7 +78,7 @@ def test_each_claim_names_its_role() -> None:
     assert ("slows down", "answer") in found
     assert ("direction unchanged", "answer") in found
     assert ("speeds up", "corrected") in found
-    assert ("speeds up", "another object") in found  # B's, moved behind its sentence
+    assert ("speeds up", "contrast") in found  # B's: its aside stays inside the contrast
     compared = roles("surface_topology_l4", "0; orientable",
                      "0; orientable (unlike what a quick guess suggests: -4; orientable)")
     assert [role for words, role in compared if "-4" in words] == ["contrast"]

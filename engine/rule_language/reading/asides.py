@@ -11,6 +11,11 @@ and no longer split the main clause.
 
 Only asides closed by a second comma inside the same sentence move; "…, which holds." at the end of
 a sentence is already where it would go. The text is scanned once (linear, no backtracking).
+
+An aside about the thing a contrast compares with ("Unlike gear A, which slows, D speeds up") stays
+where it is, in brackets: "Unlike gear A (which slows), D speeds up". Moved behind the sentence it
+would become a claim of its own ("A slows"), outside the contrast that makes it context; in
+brackets, the claim layer keeps the contrast open until the bracket closes.
 """
 
 from __future__ import annotations
@@ -45,6 +50,15 @@ _COMMENT = re.compile(
 _SENTENCE = re.compile(r"(?:[^.;!?]|[.;!?](?=[^\s.;!?]))+[.;!?]*\s*|[.;!?]+\s*")
 
 
+#: Words that open a contrast (the claim layer's CONTRAST_OPENERS, grammars/claims.lark), with
+#: nothing that ends a clause between them and the aside.
+_CONTRAST_BEFORE = re.compile(
+    r"\b(?:unlike|compared (?:with|to)|in contrast (?:to|with)|contrary to|by contrast with"
+    r"|in comparison (?:to|with))\b[^,;.:!?]*$",
+    re.IGNORECASE,
+)
+
+
 def move_asides(text: str) -> str:
     """``text`` with each comma-enclosed relative clause moved to the end of its sentence."""
     if text.count(",") < 2:
@@ -64,11 +78,15 @@ def _move_in_sentence(sentence: str) -> str:
         if not body[aside.end() :].strip(" ,"):  # nothing after it: it is already at the end
             break
         before = body[start : aside.start()]
-        kept.append(before + " ")
         text = aside.group(1).strip()
+        if aside.re is _ASIDE and _CONTRAST_BEFORE.search(before):
+            kept.append(f"{before} ({text}), ")  # the contrast's own aside: stays, in brackets
+            start = aside.end()
+            continue
+        kept.append(before + " ")
         asides.append(_resolved(text, before) if aside.re is _ASIDE else text)
         start = aside.end()
-    if not asides:
+    if start == 0:
         return sentence
     kept.append(body[start:])
     return "".join(kept).rstrip() + "".join("; " + a for a in asides) + end

@@ -163,10 +163,10 @@ class Claim:
         """The claim's discourse role, as ``--explain`` names it: only ``answer`` claims count."""
         if self.asked:
             return "question restated"
+        if self.contrasted:  # what the answer is compared with, whatever came after it
+            return "contrast"
         if self.retracted:
             return "corrected"
-        if self.contrasted:
-            return "contrast"
         if self.hypothetical:
             return "counterfactual"
         if not self.about_target:
