@@ -81,6 +81,9 @@ def test_number_reads_words(text: str, value) -> None:
         ("Compared with gear B, which speeds up, D slows down", "Compared with gear B (which speeds up), D slows down"),
         # no contrast before it: the aside moves as before
         ("D, which is the output, slows down.", "D slows down; D is the output."),
+        # an appositive after a one-letter name moves too; after a longer subject it stays
+        ("E, the top block, tips off D", "E tips off D; the top block"),
+        ("Unstable, the B-A joint, fails", "Unstable, the B-A joint, fails"),
     ],
 )
 def test_an_aside_inside_a_contrast_stays_in_brackets(text: str, kept: str) -> None:

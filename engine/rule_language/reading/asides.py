@@ -43,7 +43,9 @@ _INTERJECTIONS = (
 _SHORT = r"(?:\s+[^\s,;.:!?()\[\]]+){1,3}"
 _COMMENT = re.compile(
     r",\s*((?:" + _INTERJECTIONS + r")|(?:including|incl\.|even|especially)" + _SHORT
-    + r"|" + _SHORT + r"\s+(?:included|among them|too|as well))\s*,\s*",
+    + r"|" + _SHORT + r"\s+(?:included|among them|too|as well))\s*,\s*"
+    # an appositive after a one-letter name: "E, the top block, tips off D"
+    + r"|(?<=\b(?-i:[A-Z])),\s*((?:the|a|an)" + _SHORT + r")\s*,\s*",
     re.IGNORECASE,
 )
 #: A sentence and its end: ".;!?" followed by a space or the end ("3.5" does not end one).
@@ -78,7 +80,7 @@ def _move_in_sentence(sentence: str) -> str:
         if not body[aside.end() :].strip(" ,"):  # nothing after it: it is already at the end
             break
         before = body[start : aside.start()]
-        text = aside.group(1).strip()
+        text = (aside.group(1) or aside.group(2)).strip()
         if aside.re is _ASIDE and _CONTRAST_BEFORE.search(before):
             kept.append(f"{before} ({text}), ")  # the contrast's own aside: stays, in brackets
             start = aside.end()
