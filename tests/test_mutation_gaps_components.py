@@ -313,3 +313,21 @@ def test_defaults_of_a_component() -> None:
     expanded = expand_components([{"name": "speed", "kind": "choice"}], KINDS_OF_CLAIMS)
     assert [(name, source) for _, _, name, source in expanded.lets][0] == ("speeds", "claims.speed.values")
     assert expanded.outputs == [(0, "speed", "speed")]
+
+
+def test_every_binding_and_requirement_is_located_at_a_field_of_its_table() -> None:
+    """The loader reports an error in a generated expression at the line of the field named with
+    it (Expanded's docstring), so that field must be one a [[component]] table has."""
+    reading = {"name": "x", "kind": "number", "tiers": [["num", "num"], "num"], "percent": "fallback",
+               "distance": "op", "asides": True, "latest": "CORRECTION", "fallback": "num",
+               "arithmetic": {"results": "num", "operands": "num", "operator": "op", "steps": "extra"},
+               "trailing": "HEDGE", "counted": "cs", "hedge": "none"}
+    denied = {"name": "s", "kind": "choice", "claim": "stable", "values": "[]", "denied": "[]"}
+    expanded = expand_components([reading, denied, {"name": "speed", "kind": "choice"}],
+                                 KINDS_OF_CLAIMS, NODE_KINDS, NUMBER_FIELDS)
+    fields = {at for _, at, _, _ in expanded.lets}
+    assert fields <= set(COMPONENT_FIELDS) and {"tiers", "percent", "distance", "asides", "latest",
+                                               "arithmetic", "values", "denied", "kind", "name"} <= fields
+    names = [name for _, _, name, _ in expanded.lets]
+    assert {"x_tiers", "x_tier", "x_steps", "xs", "x", "ss", "s"} <= set(names)
+    assert len(names) == len(set(names))

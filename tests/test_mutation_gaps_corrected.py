@@ -173,6 +173,8 @@ def test_an_interval_reaches_its_estimate_beyond_rounding_only() -> None:
     high = float(np.quantile(draws, 0.95))
     assert _interval(low - 1e-13, draws, 0.9).low == low  # a rounding gap is no gap
     assert _interval(high + 1e-13, draws, 0.9).high == high
+    assert _interval(low - 1e-12, draws, 0.9).low == low  # the edge of rounding too
+    assert _interval(high + 1e-12, draws, 0.9).high == high
     assert _interval(low - 1e-11, draws, 0.9).low == low - 1e-11
     assert _interval(high + 1e-11, draws, 0.9).high == high + 1e-11
     assert _interval(low, draws, 0.9) == Interval(low, low, high)
