@@ -331,3 +331,10 @@ def test_every_binding_and_requirement_is_located_at_a_field_of_its_table() -> N
     names = [name for _, _, name, _ in expanded.lets]
     assert {"x_tiers", "x_tier", "x_steps", "xs", "x", "ss", "s"} <= set(names)
     assert len(names) == len(set(names))
+
+
+def test_within_0_keeps_only_a_mark_right_at_the_claims_end() -> None:
+    """within is a number of characters "from 0": 0 is allowed."""
+    entry = {"name": "x", "kind": "number", "trailing": "HEDGE", "counted": "cs", "within": 0, "hedge": "none",
+             "values": "[]"}
+    assert expand_components([entry], None, NODE_KINDS).requires
