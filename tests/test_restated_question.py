@@ -34,6 +34,8 @@ def test_question_words_leave_out_placeholders_and_stop_words() -> None:
         ("Stable, or does it fail? Stable.", " Stable."),
         # the model's own answer asked back is no restatement, however few its words
         ("Stable joint?", "Stable joint?"),
+        ("Stable, the stack is stable after removing the top block (?)",
+         "Stable, the stack is stable after removing the top block (?)"),  # a hedge mark
         ("Which joint fails? B/A.", "Which joint fails? B/A."),  # a label the answer needs
         # ... but answered by a bare yes/no, a short one names the part it answers: it stays
         ("Does it tip? No.", "Does it tip? No."),

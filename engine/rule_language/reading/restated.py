@@ -73,7 +73,8 @@ def drop_restated_question(text: str, words: frozenset[str]) -> str:
         return text
     kept: list[str] = []
     start = 0
-    for mark in re.finditer(r"\?+", text):
+    # "(?)" after a claim is the model's hedge on it, never the end of a question
+    for mark in re.finditer(r"(?<!\()\?+(?!\))", text):
         before = text[start : mark.start()]
         # the question sentence opens after the last sentence end before its "?"
         opening = 0
