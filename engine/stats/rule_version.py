@@ -58,6 +58,12 @@ def _digest(path: Path) -> str:
         raise RuleError(located(path, None, None, f"cannot read: {error.strerror or error}")) from None
 
 
+def _note_kinds(text: str, kinds: dict[str, str]) -> None:
+    """Add the value kinds a grammar's text takes in (``%use``) to ``kinds``, by name."""
+    for kind in kinds_used(text):
+        kinds[f"kinds/{kind.name}"] = _digest(kind)
+
+
 def rule_files(rule: Rule) -> tuple[RuleFile, ...]:
     """The files of a loaded rule, in a fixed order: the rule, its two grammars, then every
     imported grammar (sorted by name, each once)."""
@@ -70,8 +76,7 @@ def rule_files(rule: Rule) -> tuple[RuleFile, ...]:
         loader = _ImportLoader(path.parent)
         text = path.read_text(encoding="utf-8", errors="replace")
         pending = imported_names(text)
-        for kind in kinds_used(text):
-            kinds[f"kinds/{kind.name}"] = _digest(kind)
+        _note_kinds(text, kinds)
         while pending:
             name = pending.pop()
             if name in imports:
@@ -88,8 +93,7 @@ def rule_files(rule: Rule) -> tuple[RuleFile, ...]:
             imports[name] = _digest(Path(found[0]))
             imported = Path(found[0]).read_text(encoding="utf-8", errors="replace")
             pending += imported_names(imported)
-            for kind in kinds_used(imported):
-                kinds[f"kinds/{kind.name}"] = _digest(kind)
+            _note_kinds(imported, kinds)
     files += [RuleFile("import", name, digest) for name, digest in sorted(imports.items())]
     files += [RuleFile("kind", name, digest) for name, digest in sorted(kinds.items())]
     return tuple(files)

@@ -19,14 +19,14 @@ when no token of it overlaps the span).
 from __future__ import annotations
 
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import lark
 
-from ..reading.grammar import _ImportLoader, read_grammar
-from ..reading.kinds import kind_dir
+from ..reading.grammar import _ImportLoader
+from ..reading.kinds import kind_dir, splice_kinds
+from ..reading.phrases import expand_phrases
 
 __all__ = ["CorpusCase", "CorpusError", "check_corpus", "read_corpus"]
 
@@ -90,10 +90,7 @@ def read_corpus(path: Path) -> tuple[list[str], list[CorpusCase]]:
 def _lexer(kind: str, parts: list[str], terminals: set[str]) -> lark.Lark:
     items = " | ".join(sorted(terminals) + ["WORD", "NUMBER", "OTHER"])
     text = f"%use {kind}\n" + "\n".join(parts) + f"\nstart: _item*\n_item: {items}\n" + _FILLER
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / f"{kind}_corpus.lark"
-        path.write_text(text, encoding="utf-8")
-        grammar = read_grammar(path)
+    grammar = expand_phrases(splice_kinds(text).text)  # as read_grammar does, with no file
     return lark.Lark(grammar, parser="lalr", lexer="contextual", import_paths=[_ImportLoader(kind_dir().parent)])
 
 

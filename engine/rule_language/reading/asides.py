@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from .claims import CONTRAST_OPENERS
+
 #: Words that open a non-restrictive relative clause after a comma, and what replaces them when
 #: the clause moves ("{}" is the word before the comma).
 RELATIVE_PRONOUNS = {"which": "{}", "who": "{}", "whose": "{}'s"}
@@ -52,11 +54,12 @@ _COMMENT = re.compile(
 _SENTENCE = re.compile(r"(?:[^.;!?]|[.;!?](?=[^\s.;!?]))+[.;!?]*\s*|[.;!?]+\s*")
 
 
-#: Words that open a contrast (the claim layer's CONTRAST_OPENERS, grammars/claims.lark), with
-#: nothing that ends a clause between them and the aside.
+#: Words that open a contrast (the claim layer's own list), with nothing that ends a clause
+#: between them and the aside.
 _CONTRAST_BEFORE = re.compile(
-    r"\b(?:unlike|compared (?:with|to)|in contrast (?:to|with)|contrary to|by contrast with"
-    r"|in comparison (?:to|with))\b[^,;.:!?]*$",
+    r"\b(?:"
+    + "|".join(re.escape(o).replace(r"\ ", r"\s+") for o in sorted(CONTRAST_OPENERS, key=len, reverse=True))
+    + r")\b[^,;.:!?]*$",
     re.IGNORECASE,
 )
 
