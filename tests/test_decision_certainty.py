@@ -117,8 +117,10 @@ def fresh_figures(round_: str) -> dict[str, tuple[int, int, int, int]]:
         # r4 holdout (never looked at): 12 of 24 at 12.0%; after those fixes 11 of 23 at 11.4%
         ("r4", "holdout", 11, 0.122),
         # r5, never looked at for the marks: tune 28 of 46 at 8.7%, holdout 8 of 19 at 8.6%; after
-        # the reading fixes made from r5 tune rows: tune 24 of 40 at 8.2%, holdout 7 of 18 at 8.1%
-        ("r5", "tune", 24, 0.09),
+        # the reading fixes made from r5 tune rows: tune 24 of 40 at 8.2%, holdout 7 of 18 at 8.1%;
+        # after the stress matrix's reading fixes (issue 33, item 5) two marked misses were read
+        # right: tune 23 of 38
+        ("r5", "tune", 23, 0.09),
         ("r5", "holdout", 7, 0.09),
     ],
 )

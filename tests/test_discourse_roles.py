@@ -107,3 +107,46 @@ def test_a_counterfactual_is_context(rule, key, answer, accept) -> None:
 def test_a_counterfactual_names_its_role() -> None:
     found = roles("surface_topology_l4", "2; orientable", "χ = 2; orientable — it would only drop to 0 if a handle were attached")
     assert [role for words, role in found if "0" in words and "2" not in words] == ["counterfactual"]
+
+
+# Found by the behavioural matrix (issue 33, item 5): each wording read once, for every rule.
+@pytest.mark.parametrize(
+    "rule, key, answer, accept",
+    [
+        # a number said in a contrast is not the answer's (the claim layer's context spans)
+        ("gauge_reading_l4", "yes; exceeds threshold by 1",
+         "yes; exceeds threshold by 1 (unlike what a quick guess suggests: yes; exceeds threshold by 0.5)", True),
+        ("gauge_reading_l4", "yes; exceeds threshold by 1", "yes; exceeds threshold by 0.5, not by 1", False),
+        ("projectile_motion", "clears; by 2.6 m",
+         "clears; by 2.6 m (unlike what a quick guess suggests: clears; by 1.0 m)", True),
+        # ... and where the contrast holds the only number, it is still no answer of the model's
+        ("projectile_motion", "clears; by 2.6 m", "clears (unlike the first throw, which cleared by 2.6 m)", False),
+        # a correction inside a contrast corrects the contrast, not the answer
+        ("optical_illusion", "yes; actually equal",
+         "yes; actually equal (unlike what a quick guess suggests: no; element B is actually bigger)", True),
+        ("optical_illusion", "no; element A is actually bigger",
+         "no; element A is actually bigger (unlike what a quick guess suggests: yes; actually equal)", True),
+        # a second answer after a correction, ", or" or "otherwise" reads a kind's own value word
+        # as that kind's, not as the topic of the claim before it
+        ("gear_train", "increase; direction unchanged",
+         "increase; direction unchanged - no wait, stay the same; direction unchanged", False),
+        ("gear_train", "stay the same; direction unchanged",
+         "decrease; direction unchanged - no wait, stay the same; direction unchanged", True),
+        ("gear_train", "increase; direction unchanged",
+         "increase; direction unchanged, or stay the same; direction unchanged", False),
+        ("gear_train", "increase; direction unchanged",
+         "increase; direction unchanged if the figure is to scale, otherwise stay the same; direction unchanged", False),
+        ("gear_train", "increase; direction unchanged", "faster; direction reversed - sorry, unchanged", True),
+        # a line that ends with "?" asks its last sentence
+        ("projectile_motion", "clears; by 2.6 m", "clears; by 2.6 m?", False),
+        ("fbd", "right (0 degrees; 0=right, 90=up)", "right (0 degrees; 0=right, 90=up)?", False),
+        ("compass_bearing", "B; projected endpoint is closest to B (60.0 map units away; bearing difference 30.0 degrees)",
+         "B; projected endpoint is closest to B (60.0 map units away; bearing difference 30.0 degrees)?", False),
+        # an angle in words, with its unit
+        ("fbd", "direction (247 degrees; 0=right, 90=up)", "direction (two hundred forty-seven degrees; 0=right, 90=up)", True),
+        ("fbd", "direction (247 degrees; 0=right, 90=up)", "direction (two hundred forty-five degrees)", False),
+    ],
+)
+def test_matrix_wordings_are_read_for_every_rule(rule: str, key: str, answer: str, accept: bool) -> None:
+    verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
+    assert verdict.accept is accept, verdict.reason

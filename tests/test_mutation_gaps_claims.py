@@ -307,10 +307,11 @@ def test_one_claim_of_two_values_offered_is_the_question() -> None:
 
 
 def test_without_alt_or_with_one_value_a_question_mark_hedges_the_claim() -> None:
-    no_alt = read("speed=increase", "B:,", "speed=decrease", "B:?")
+    # (a word after the "?": a line that ends with "?" asks its whole last sentence, below)
+    no_alt = read("speed=increase", "B:,", "speed=decrease", "B:?", "w")
     assert values(no_alt)["speed"] == ["increase", "decrease"] and no_alt.kinds["speed"].hedged
     assert [c.questioned for c in no_alt.all_claims()] == [False, True]
-    one_value = read("speed=increase", "ALT:or", "direction=reversed", "B:?")
+    one_value = read("speed=increase", "ALT:or", "direction=reversed", "B:?", "w")
     assert values(one_value) == {"speed": ["increase"], "direction": ["reversed"]}
     assert one_value.kinds["direction"].hedged and not one_value.kinds["speed"].hedged
 
@@ -320,7 +321,7 @@ def test_alternatives_in_an_earlier_sentence_do_not_make_a_question() -> None:
     assert values(claims)["speed"] == ["increase", "decrease"]
     assert [c.asked for c in claims.all_claims()] == [False, False, False]
     # ... nor does a sentence end: the next sentence's values are alternatives only if joined
-    plain = read("speed=increase", "B:.", "speed=increase", "B:,", "speed=decrease", "B:?")
+    plain = read("speed=increase", "B:.", "speed=increase", "B:,", "speed=decrease", "B:?", "w")
     assert values(plain)["speed"] == ["increase", "decrease"]
     assert [c.questioned for c in plain.all_claims()] == [False, False, True]
 
@@ -348,7 +349,7 @@ def test_a_question_word_opening_the_sentence_restates_it_all() -> None:
     assert [c.asked for c in longer.all_claims()] == [True, True]
     later = read("so", "will", "speed=increase", "B:,", "speed=decrease", "B:?")
     assert [c.asked for c in later.all_claims()] == [False, False]
-    plain = read("so", "speed=increase", "B:,", "speed=decrease", "B:?")
+    plain = read("so", "speed=increase", "B:,", "speed=decrease", "B:?", "w")
     assert [c.asked for c in plain.all_claims()] == [False, False]
     assert [c.questioned for c in plain.all_claims()] == [False, True]
 
@@ -372,8 +373,21 @@ def test_a_parenthesised_question_mark_hedges() -> None:
     claims = read("speed=increase", "B:(", "B:?", "B:)")
     assert claims.kinds["speed"].hedged
     assert claims.field("hedged") is True
-    later = read("speed=increase", "w", "B:?")
+    later = read("speed=increase", "w", "B:?", "w")
     assert not later.kinds["speed"].hedged
+
+
+def test_a_line_ending_with_a_question_mark_asks_its_last_sentence() -> None:
+    # "clears; by 2.6 m?": the whole last sentence is asked, not only the claim before the "?"
+    line = read("speed=increase", "B:.", "speed=decrease", "B:;", "direction=reversed", "w", "B:?")
+    assert [c.questioned for c in line.all_claims()] == [False, True, True]
+    # closing brackets after the "?" still end the line with it; a ";" inside brackets is no
+    # sentence end, a "." outside them is
+    bracket = read("speed=increase", "B:(", "w", "B:;", "direction=reversed", "B:)", "B:?")
+    assert [c.questioned for c in bracket.all_claims()] == [True, True]
+    # "(?)" hedges the one claim before it, where it stands
+    aside = read("speed=increase", "B:,", "direction=reversed", "B:(", "B:?", "B:)")
+    assert [c.questioned for c in aside.all_claims()] == [False, True]
 
 
 # --- options echoed -----------------------------------------------------------------------------

@@ -72,3 +72,48 @@ def test_restated_sentences_are_dropped_and_nothing_else(text: str, kept: str) -
 def test_rules_read_the_answer_after_the_restated_question(rule, key, answer, accept) -> None:
     verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
     assert verdict.accept is accept, verdict.reason
+
+
+SURFACE = (
+    "Combine the depicted surface's genus/handle structure and orientability: report its Euler "
+    "characteristic, followed by whether it is orientable or non-orientable."
+)
+
+
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        # the question's instruction copied, no "?": the question's text, not a claim
+        ("Report its Euler characteristic, followed by whether it is orientable or non-orientable. 0; orientable",
+         "0; orientable"),
+        # the model's own answer in the question's words: too few of them in copied runs
+        ("Its Euler characteristic is 0 and it is orientable", "Its Euler characteristic is 0 and it is orientable"),
+        ("0; orientable", "0; orientable"),
+        # a run shorter than RUN words is not a copy
+        ("whether it is orientable: yes", "whether it is orientable: yes"),
+    ],
+)
+def test_a_sentence_copied_from_the_question_is_dropped(text: str, kept: str) -> None:
+    from keyaudit.engine.rule_language.reading.restated import question_runs
+
+    got = drop_restated_question(text, question_words(SURFACE), question_runs(SURFACE))
+    assert " ".join(got.split()).strip(" .") == kept
+
+
+def test_a_copied_sentence_with_the_models_own_negation_stays() -> None:
+    from keyaudit.engine.rule_language.reading.restated import question_runs
+
+    question = ("If the needle value increased by 25% of the gauge's full range, would it exceed the "
+                "maximum value on the scale? Answer yes or no, and give the new value.")
+    line = ("If the needle value increased by 25% of the gauge's full range, it would not exceed the "
+            "maximum value on the scale; the new value would be 47.5.")
+    assert drop_restated_question(line, question_words(question), question_runs(question)) == line
+
+
+def test_a_statement_asked_back_is_no_restated_question() -> None:
+    # "the projected endpoint is closest to A?": the model's answer asked, not the question
+    # (no question word opens it or a clause of it): it stays, for the claim layer's hedge
+    words = question_words("Which landmark is the projected endpoint closest to?")
+    text = "A; projected endpoint is closest to A?"
+    assert drop_restated_question(text, words) == text
+    assert drop_restated_question("Which landmark is the projected endpoint closest to? A", words).strip() == "A"

@@ -16,17 +16,17 @@ from keyaudit.engine.rule_language.scoring.scorer import Scorer
 #: target is 99% for every rule; the gaps are named in the issue's closing note). A rule that
 #: falls below its figure has lost a kind of wording it read.
 FLOORS = {
-    "compass_bearing": 0.948,
-    "fbd": 0.923,
-    "gauge_reading": 0.947,
-    "gauge_reading_l4": 0.905,
-    "gear_train": 0.929,
+    "compass_bearing": 1.0,
+    "fbd": 1.0,
+    "gauge_reading": 1.0,
+    "gauge_reading_l4": 1.0,
+    "gear_train": 1.0,
     "laser_mirror": 1.0,
-    "optical_illusion": 0.948,
-    "physical_stability": 0.69,
+    "optical_illusion": 1.0,
+    "physical_stability": 0.742,
     "physical_stability_l4": 0.949,
-    "projectile_motion": 0.92,
-    "surface_topology_l4": 0.96,
+    "projectile_motion": 1.0,
+    "surface_topology_l4": 1.0,
 }
 
 

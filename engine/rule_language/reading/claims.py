@@ -257,10 +257,17 @@ class ClaimSet:
     kinds: dict[str, KindResult]
     #: Nouns that took a shared claim ("no change in speed or *direction*"): read, not unread.
     nouns: list[Node | Leaf] = field(default_factory=list)
+    #: ``[start, end]`` of each stretch of the line said of something else than the answer: a
+    #: contrast ("unlike what a quick guess suggests: by 0.5") or a supposition ("it would only
+    #: clear if ..."). A rule's own readings (a number component's tiers) set aside what lies there,
+    #: as the layer does for its claims (``claims.context_spans``).
+    context_spans: list[list[int]] = field(default_factory=list)
 
     def field(self, name: str) -> Any:
         if name == "hedged":
             return any(k.hedged for k in self.kinds.values())
+        if name == "context_spans":
+            return self.context_spans
         return self.kinds.get(name)
 
     def find(self, kind: str) -> list:
@@ -376,6 +383,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     modal_at: int | None = None  # index in `found` at the sentence's last "would"/"could"
     hypothetical = False
     previous_word = current_word = ""
+    # "clears; by 2.6 m?": a line whose last sentence ends with "?" asks its answer, not says it;
+    # the sentences here end at ". ! ?" outside brackets (";" joins a key's clauses)
+    asked_from = line_sentence = 0
+    ends_asking = False  # the last items are a "?" (and closing brackets)
     contrast_depth: int | None = None
     contrast_subject: str | None = None  # the entity it compares with ("unlike gear B ...")
     depth = 0
@@ -419,7 +430,16 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 claim.retracted = src.retracted
         nouns.clear()
 
+    spans: list[list[int]] = []
+    restarted = False  # a second answer starts (a correction, ", or", "otherwise"), no claim since
+    span_from: int | None = None  # where the current contrast or supposition began
     for item in read_items(answer, atoms, spec.within):
+        if (contrast_depth is not None or hypothetical) != (span_from is not None):
+            if span_from is None:
+                span_from = item.start
+            else:
+                spans.append([span_from, item.start])
+                span_from = None
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
         # the item's words, read once: a clause end, a negation ("nor") or a plain word
         lowered = (
@@ -431,6 +451,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         previous_word, current_word = (
             (current_word, lowered) if isinstance(item, Leaf) or kind == "boundary" else (current_word, "")
         )
+        if word == "?":
+            ends_asking = previous_word != "("  # "(?)" hedges one claim, where it stands
+        elif word not in (")", "]"):
+            ends_asking = False  # a word or a claim after it: the line goes on
         if word == "?" and asking:
             for claim in found:
                 if claim.clause == clause:
@@ -486,6 +510,12 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 for noun in nouns:
                     if not noun.after:
                         noun.joined = True
+        if (kind == "alt" and previous_word == ",") or word == "otherwise":
+            # "direction unchanged, or stay the same", "... if X, otherwise stay the same": a
+            # second answer starts, as after a correction
+            restarted = True
+        if kind == "boundary" and depth == 0 and word in _LINE_SENTENCE_ENDS:
+            asked_from, line_sentence = line_sentence, len(found)
         if kind == "boundary":
             if word in ("(", "["):
                 depth += 1
@@ -579,7 +609,11 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             negating = negating or carry
             group_alt = segment_alt = True
         elif kind == "correction":
-            repair_from = len(found)
+            restarted = True
+            # "... (unlike a quick guess: B is actually bigger)": a correction said inside a
+            # contrast or a supposition corrects that, not the answer's claims before it
+            if contrast_depth is None and not hypothetical:
+                repair_from = len(found)
         elif kind in spec.kinds:
             value = item.field("value") if isinstance(item, Node) else item.text()
             bare = item.field("bare") if isinstance(item, Node) else None
@@ -590,7 +624,13 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 said = [(k, spec.convert(value, kind, k)) for k in dict.fromkeys(group)]
             elif bare == "noun":  # a lone "changes" about no kind named just before: nothing
                 continue
-            elif bare and topic is not None:
+            elif bare and topic is not None and not (
+                restarted and item.text().strip().lower() in spec.kinds.get(kind, ())
+            ):
+                # (where a second answer starts, after a correction, ", or" or "otherwise", a
+                # kind's own value word, verbatim, is that kind's: "direction unchanged - no wait,
+                # stay the same" corrects the speed, the key's first part; "..., otherwise it
+                # stays the same" is still the direction)
                 said = [(topic, spec.convert(value, kind, topic))]
             said = [(k, v) for k, v in said if v is not None] or [(kind, value)]
             if not bare:
@@ -603,8 +643,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             if about is None:
                 about = next((n.subject for n in nouns if n.subject is not None), None)
             made = [add(k, item, v, negating, clause, about) for k, v in said]
+            restarted = False
             claim = made[0]
-            if repair_from is not None:  # each kind said after a correction replaces its own
+            if repair_from is not None and contrast_depth is None and not hypothetical:
+                # each kind said after a correction replaces its own (not one said in a contrast)
                 for earlier in found[:repair_from]:
                     if earlier.kind in {c.kind for c in made}:
                         earlier.retracted = True
@@ -625,11 +667,20 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         hedge_waiting = False
     if hedge_waiting and found:  # a trailing hedge ("faster, I think") looks back
         hedged_clauses.add(found[-1].clause)
+    if ends_asking:
+        for claim in found[asked_from:]:
+            claim.questioned = True
     for claim in found:
         claim.hedged = not claim.asked and (claim.clause in hedged_clauses or claim.questioned)
+    if span_from is not None:
+        spans.append([span_from, len(answer.source)])
     return ClaimSet(
-        {kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()}, used
+        {kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()}, used, spans
     )
+
+
+#: The ends of a line's sentences, for a "?" that asks the whole last one.
+_LINE_SENTENCE_ENDS = frozenset({".", "!", "?"})
 
 
 #: Clause ends after which claims that list every value of a kind, joined by "or" or "/", are the

@@ -238,6 +238,17 @@ def _number_reading(c: Component, kinds: frozenset[str]) -> list[tuple[str, str,
     for i in range(len(tiers), 0, -1):
         chosen = f"{i} if len({tiers[i - 1]}) > 0 else ({chosen})"
     lets.append(("tiers", f"{n}_tier", chosen))
+    # a number said in a contrast or a supposition (the claim layer's context spans) is never the
+    # answer's ("by 1 (unlike a quick guess: by 0.5)"; "clears (unlike the first throw, which
+    # cleared by 2.6 m)" gives no margin of its own)
+    spans = "claims.context_spans"
+    inside = f"any([s[0] <= start(v) and start(v) < s[1] for s in {spans}])"
+    lets.append(("tiers", f"{n}__own", f"[] if len({spans}) == 0 else ([start(v) for v in flatten([{', '.join(tiers)}]) if not {inside}])"))
+    owned = []
+    for i, tier in enumerate(tiers, 1):
+        lets.append(("tiers", f"{n}__c{i}", f"{tier} if len({spans}) == 0 else ([v for v in {tier} if start(v) in {n}__own])"))
+        owned.append(f"{n}__c{i}")
+    tiers = owned
     if c.distance:
         marks = f"[start(x) for x in {_nodes(c.distance, kinds)}]" if c.distance in kinds else c.distance
         gap = "c - start(v) - len(text(v))"

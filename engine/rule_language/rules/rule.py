@@ -26,7 +26,7 @@ from ..reading.claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from ..reading.components import COMPONENT_FIELDS, ComponentError, expand_components
 from ..reading.grammar import CompiledGrammar, bundled_grammar_dir, compile_grammar, resolve_grammar
 from ..reading.kinds import kinds_used
-from ..reading.restated import question_words
+from ..reading.restated import question_runs, question_words
 from ..reading.tolerant import TolerantWords
 from .conflict_review import TABLE as REVIEWED_CONFLICTS
 from .conflict_review import check_reviewed_conflicts
@@ -135,6 +135,9 @@ class AnswerFormat:
     #: The content words of the rule's question: a sentence of them ending in "?" is the
     #: question restated, set aside before the grammar reads the line (:mod:`..reading.restated`).
     question_words: frozenset[str] = frozenset()
+    #: Runs of words of the rule's question: a sentence mostly made of them is the question's
+    #: text copied, "?" or not (:mod:`..reading.restated`).
+    question_runs: frozenset[tuple[str, ...]] = frozenset()
     #: ``exact_words = true``: no word is read through a typo (the seed's "exactly stable").
     exact_words: bool = False
     #: The words a typo is read as (:mod:`..reading.tolerant`); None with ``exact_words``.
@@ -656,6 +659,7 @@ def load_rule(path: str | Path) -> Rule:
         answer_format=replace(
             answer_format,
             question_words=question_words(head.get("question", "")),
+            question_runs=question_runs(head.get("question", "")),
             tolerant=None if answer_format.exact_words else _tolerant_words(answer_grammar, certainty),
         ),
         key_values=key_values,

@@ -207,7 +207,7 @@ def clean_answer(text: str, fmt: AnswerFormat) -> str:
     The text is cut to :data:`MAX_ANSWER_CHARS` first and again at the end.
     """
     text = normalise_characters(normalise(cut_answer(text)).text, fmt, MAX_ANSWER_CHARS)
-    text = drop_restated_question(text, fmt.question_words)
+    text = drop_restated_question(text, fmt.question_words, fmt.question_runs)
     if fmt.tolerant is not None:
         text = fmt.tolerant.correct(text)
     if fmt.labels:
