@@ -72,6 +72,12 @@ KNOWN_LIMITS = {
     "psd-155": "LABEL DISPUTED (issue 33): 'After removing the top block, is the stack stable? "
     "unstable, B slides off A' was labelled status missing by the seed's first-token rule; the "
     "question restated is context now (reading/restated.py), so the answer starts at 'unstable'",
+    "psd-165": "LABEL DISPUTED (issue 33): 'unstable; the C–B joint — no wait — the B–A joint' was "
+    "labelled joints conflict (both joints counted); a correction's last claim stands now, so the "
+    "answer names B–A, the key's joint: read as accept",
+    "psc-029": "REASON DISPUTED (issue 33): 'the C–B joint fails — no wait, the D–C joint' was "
+    "labelled joints conflict; a correction's last claim stands now, so the answer names D–C: "
+    "rejected as joint wrong",
     "ho-246": "a second lower block joined by 'and also beyond A' after a relation's lower block "
     "is not read as a second failing pair",
     "h3-035": "'the C and B together have the center of mass which is not over the A': the relative "

@@ -23,8 +23,8 @@ FLOORS = {
     "gear_train": 0.929,
     "laser_mirror": 1.0,
     "optical_illusion": 0.948,
-    "physical_stability": 0.69,
-    "physical_stability_l4": 0.949,
+    "physical_stability": 1.0,
+    "physical_stability_l4": 1.0,
     "projectile_motion": 0.92,
     "surface_topology_l4": 0.96,
 }
@@ -69,9 +69,17 @@ def test_a_wrong_partner_answers_the_same_question(example) -> None:
             assert "degrees" in probe.answer
 
 
+class _DeafToQuestions(Scorer):
+    """physical_stability with its reading of a final "?" taken away: a rule that cannot tell an
+    answer asked from one said, so the matrix has a kind of wording to report as failing."""
+
+    def score(self, key, answer, **options):
+        return super().score(key, answer.rstrip("?"), **options)
+
+
 def test_a_failing_kind_is_reported_with_an_example(example) -> None:
     rule = load_rule(resolve_rule_path("physical_stability"))
-    result = matrix.stress(Scorer(rule), cell_keys(rule, example))
+    result = matrix.stress(_DeafToQuestions(rule), cell_keys(rule, example))
     asked = next(w for w in result.wordings if w.wording == "question mark")
     assert asked.rate < 1 and asked.failure is not None
     probe, read = asked.failure
@@ -101,7 +109,9 @@ def test_stress_on_the_command_line(run_cli) -> None:
     result = run_cli("test-rule", "gear_train", "--stress")
     assert result.code == 0, result.err
     assert "behavioural test matrix" in result.out and "correction to right" in result.out
-    failing = run_cli("test-rule", "physical_stability", "--stress", "--min-agreement", "99")
+    # a rule the matrix still finds gaps in (fbd reads 92.4% here; physical_stability, used
+    # before, reads 100% since its corrections, alternatives and contrasts are read)
+    failing = run_cli("test-rule", "fbd", "--stress", "--min-agreement", "99")
     assert failing.code == 1
     assert "below --min-agreement 99%" in failing.out
     refused = run_cli("test-rule", "gear_train", "--stress", "--cases", "x.jsonl")
