@@ -87,11 +87,8 @@ KNOWN_LIMITS = {
     "of mass",
     "r2-043": "'(the increase is 25% of the range, i.e. 4 bar)': 4 is the increment, read as a value",
     "psb-061": "two pairs joined by 'or' in one joint phrase are read as one: labelled joints conflict, read as accept",
-    "psb-068": "two pairs joined by 'or' in one joint phrase are read as one: labelled joints conflict, read as joint wrong",
     "psd-013": "'D\u2013C joint: holds' \u2014 a joint said to hold after a colon is read as failing: labelled accept, read as joints conflict",
-    "psd-081": "'the interface where C rests on B' \u2014 a relative clause naming the pair is not read: labelled joint wrong, read as joint missing",
     "psd-180": "'not the C-B joint, which holds, but the B-A joint' \u2014 'which holds' is not attached to its joint: labelled accept, read as joints conflict",
-    "psd-189": "'the interface where D rests on C' \u2014 a relative clause naming the pair is not read: labelled accept, read as joint missing",
     "psd-235": "'the C-on-B joint and the B|A joint hold' \u2014 a plural 'hold' is not attached to both joints: labelled accept, read as joints conflict",
     "gt8-051": "'direction the same if C is an idler, opposite if C is compound': a bare 'opposite' "
     "under a second condition is not read as a second direction claim: labelled direction "
