@@ -259,7 +259,7 @@ def test_example_raw_hi_by_hand(example_run: dict) -> None:
 def test_example_terminal_output(example_run: dict) -> None:
     out = example_run["output"]
     for text in (
-        "All 30 examples pass",
+        "All 37 examples pass",
         "Keys check passes",
         "Key structure: physical_stability L5",
         "9 distinct complete strings",

@@ -72,6 +72,12 @@ KNOWN_LIMITS = {
     "psd-155": "LABEL DISPUTED (issue 33): 'After removing the top block, is the stack stable? "
     "unstable, B slides off A' was labelled status missing by the seed's first-token rule; the "
     "question restated is context now (reading/restated.py), so the answer starts at 'unstable'",
+    "psd-165": "LABEL DISPUTED (issue 33): 'unstable; the C–B joint — no wait — the B–A joint' was "
+    "labelled joints conflict (both joints counted); a correction's last claim stands now, so the "
+    "answer names B–A, the key's joint: read as accept",
+    "psc-029": "REASON DISPUTED (issue 33): 'the C–B joint fails — no wait, the D–C joint' was "
+    "labelled joints conflict; a correction's last claim stands now, so the answer names D–C: "
+    "rejected as joint wrong",
     "ho-246": "a second lower block joined by 'and also beyond A' after a relation's lower block "
     "is not read as a second failing pair",
     "h3-035": "'the C and B together have the center of mass which is not over the A': the relative "
@@ -81,11 +87,8 @@ KNOWN_LIMITS = {
     "of mass",
     "r2-043": "'(the increase is 25% of the range, i.e. 4 bar)': 4 is the increment, read as a value",
     "psb-061": "two pairs joined by 'or' in one joint phrase are read as one: labelled joints conflict, read as accept",
-    "psb-068": "two pairs joined by 'or' in one joint phrase are read as one: labelled joints conflict, read as joint wrong",
     "psd-013": "'D\u2013C joint: holds' \u2014 a joint said to hold after a colon is read as failing: labelled accept, read as joints conflict",
-    "psd-081": "'the interface where C rests on B' \u2014 a relative clause naming the pair is not read: labelled joint wrong, read as joint missing",
     "psd-180": "'not the C-B joint, which holds, but the B-A joint' \u2014 'which holds' is not attached to its joint: labelled accept, read as joints conflict",
-    "psd-189": "'the interface where D rests on C' \u2014 a relative clause naming the pair is not read: labelled accept, read as joint missing",
     "psd-235": "'the C-on-B joint and the B|A joint hold' \u2014 a plural 'hold' is not attached to both joints: labelled accept, read as joints conflict",
     "gt8-051": "'direction the same if C is an idler, opposite if C is compound': a bare 'opposite' "
     "under a second condition is not read as a second direction claim: labelled direction "

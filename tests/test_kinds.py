@@ -147,3 +147,60 @@ def test_a_malformed_corpus_line_names_its_file_and_line(tmp_path: Path) -> None
     path.write_text("UP\tit [goes [up]\n", encoding="utf-8")
     with pytest.raises(CorpusError, match=r"x\.corpus:1: at most one"):
         read_corpus(path)
+
+
+_L5_CB = (
+    "unstable; after removing block D, the cumulative center of mass at the joint between block C "
+    "and block B lies outside its supporting base"
+)
+#: The seed's explicit and relational constructions of a joint (issue 33, item 4), as the answer
+#: after the status word; every one names (C, B) through the `pair` kind.
+_PAIR_PHRASINGS = [
+    "it fails between C and B",
+    "at the C–B contact",
+    "at C/B",
+    "it fails at C over B",
+    "it fails at C on B",
+    "the joint is C over B",
+    "(upper, lower) = (C, B)",
+    "at the joint where C sits on B",
+    "it fails where C sits on B",
+    "between C and the block under it, B",
+    "at $C$–$B$",  # LaTeX reaches the kind as plain text
+    "joint $(C, B)$",
+    "at c/b",  # lower-case labels: [answer] labels = true
+    "the stack above B tips off B",
+]
+
+
+@pytest.mark.parametrize("words", _PAIR_PHRASINGS)
+@pytest.mark.parametrize(("rule", "key", "status"), [
+    ("physical_stability", _L5_CB, "unstable"),
+    ("physical_stability_l4", "tips between block C and block B", "tips"),
+])
+def test_both_stability_rules_read_the_seeds_pair_constructions(rule, key, status, words) -> None:
+    verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {status}; {words}")
+    assert verdict.accept and verdict.values["joint"] == ["C", "B"], verdict.reason
+
+
+@pytest.mark.parametrize(("words", "reason"), [
+    ("C is over B", "joint missing"),  # support, not a failure
+    ("C is over B but D is off C", "joint wrong"),  # D fails on C; C's support is no joint
+    ("not at C/B but at D/C", "joint wrong"),  # a place denied
+    ("at C/B or B/A", "joints conflict"),  # two pairs offered
+    ("between B and the block under it, A", "joint wrong"),
+    ("at B over C", "joint reversed"),  # the order is the place's: B rests on C
+])
+@pytest.mark.parametrize(("rule", "key", "status"), [
+    ("physical_stability", _L5_CB, "unstable"),
+    ("physical_stability_l4", "tips between block C and block B", "tips"),
+])
+def test_pairs_that_are_not_the_failing_joint(rule, key, status, words, reason) -> None:
+    verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {status}; {words}")
+    assert (verdict.accept, verdict.reason) == (False, reason)
+
+
+def test_the_pair_kind_is_a_file_of_both_stability_rules() -> None:
+    for name in ("physical_stability", "physical_stability_l4"):
+        files = rule_files(load_rule(resolve_rule_path(name)))
+        assert "kinds/pair.lark" in [f.name for f in files if f.role == "kind"]

@@ -11,6 +11,7 @@ import pytest
 
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.rule_language.reading.grammar import compile_grammar
+from keyaudit.engine.rule_language.reading.kinds import splice_kinds
 from keyaudit.engine.rule_language.reading.phrases import PhraseError, expand_phrases
 
 
@@ -201,7 +202,8 @@ def test_speed_measures_change_no_match() -> None:
                 response = json.loads(row)["response"]
                 lines.append(response.rsplit("ANSWER", 1)[-1][:200])
         assert lines, grammar.name
-        compiled = expand_phrases(grammar.read_text(encoding="utf-8")).split("\n")
+        # with the value kinds it uses (``%use pair``), as read_grammar compiles it
+        compiled = expand_phrases(splice_kinds(grammar.read_text(encoding="utf-8")).text).split("\n")
         for line in compiled:
             match = re.match(r"([A-Z_][A-Z0-9_]*)(?:\.-?\d+)?: /(.*)/i$", line)
             if match is None:

@@ -44,6 +44,14 @@ def test_question_words_leave_out_placeholders_and_stop_words() -> None:
         ("Unstable at the B/A joint?", "Unstable at the B/A joint?"),
         ("Unstable, B's centre of mass is past A's edge?", "Unstable, B's centre of mass is past A's edge?"),
         ("no question here", "no question here"),
+        # both of the question's sentences restated: the second's two words ("joint", "fail") are
+        # the question's, and it follows the first at once
+        ("After removing the top block, is the stack stable? If not, at which joint does it fail? Stable.",
+         " Stable."),
+        # ... but two of the question's words asked after the model's own sentence are the model's
+        ("Unstable. Which joint fails? B/A.", "Unstable. Which joint fails? B/A."),
+        ("After removing the top block, is the stack stable? Unstable. Which joint fails? B/A.",
+         " Unstable. Which joint fails? B/A."),
     ],
 )
 def test_restated_sentences_are_dropped_and_nothing_else(text: str, kept: str) -> None:

@@ -59,7 +59,21 @@ def test_corpus_is_large_and_balanced() -> None:
     } <= reasons
 
 
-@pytest.mark.parametrize("row", PHRASINGS, ids=[row["id"] for row in PHRASINGS])
+#: Labels written before issue 33 that its semantics read otherwise: named, not flipped (strict
+#: xfail, so a change back is noticed).
+DISPUTED = {
+    "ps-288": "LABEL DISPUTED (issue 33, item 4): 'unstable at C/B' was labelled joint missing (no "
+    "joint word); 'C/B' given as the place it fails is one of the seed's constructions now (the "
+    "`pair` kind's AT_PAIR), so it names (C, B): read as accept",
+}
+
+
+@pytest.mark.parametrize(
+    "row",
+    [pytest.param(r, marks=pytest.mark.xfail(reason=DISPUTED[r["id"]], strict=True)) if r["id"] in DISPUTED
+     else r for r in PHRASINGS],
+    ids=[row["id"] for row in PHRASINGS],
+)
 def test_phrasing(scorer: Scorer, row: dict) -> None:
     verdict = scorer.score(row["key"], row["response"])
     assert (verdict.accept, verdict.reason) == (row["accept"], row["reason"]), row.get("note", "")

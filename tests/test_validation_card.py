@@ -72,6 +72,7 @@ def test_version_covers_the_rule_its_grammars_and_their_imports(rule_copy: Path)
         ("answer grammar", "physical_stability_l4_answer.lark"),
         ("import", "claims.lark"),
         ("import", "common.lark"),
+        ("kind", "kinds/pair.lark"),
     ]
     before = rule_version(rule)
     # the same files elsewhere: the same version (no machine path in it)

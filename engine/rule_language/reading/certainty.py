@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .ast import Node
+from .kinds import kinds_used
 
 __all__ = ["OFFERING_CLAUSE", "CertaintySpec", "grammar_vocabulary", "unplaced_material"]
 
@@ -62,14 +63,20 @@ class CertaintySpec:
 def grammar_vocabulary(path: Path, spec: CertaintySpec) -> frozenset[str]:
     """The words a grammar's terminals and phrases are made of (lower case, 3+ letters).
 
-    Read from the grammar file itself (its own wording, not the shared trigger tables it
-    imports): every word of a ``%phrase``/``%part`` or terminal definition line, including its
+    Read from the grammar file itself and the value kinds it uses (its own wording, not the
+    shared trigger tables it imports): every word of a ``%phrase``/``%part`` or terminal definition line, including its
     continuation lines, minus :data:`STOPWORDS`. Regex syntax leaves letter runs such as ``s``
     or ``i`` behind; the length floor drops them.
     """
     words: set[str] = set()
     inside = False
-    for line in path.read_text(encoding="utf-8").splitlines():
+    text = path.read_text(encoding="utf-8")
+    # the value kinds it takes in (``%use pair``) are its own wording too: the joint nouns that
+    # moved from a grammar into grammars/kinds/pair.lark are still words the grammar reads
+    lines = text.splitlines() + [
+        line for kind in kinds_used(text) for line in kind.read_text(encoding="utf-8").splitlines()
+    ]
+    for line in lines:
         stripped = line.strip()
         if stripped.startswith("//") or not stripped:
             inside = inside and bool(stripped)

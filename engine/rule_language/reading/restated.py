@@ -138,6 +138,7 @@ def drop_restated_question(
         return text
     kept: list[str] = []
     start = 0
+    restated_before = False
     # "(?)" after a claim is the model's hedge on it, never the end of a question
     for mark in re.finditer(r"(?<!\()\?+(?!\))", text):
         before = text[start : mark.start()]
@@ -156,12 +157,17 @@ def drop_restated_question(
         # answer back, a hedge the claim layer reads
         clauses = [_tokens(part)[:1] for part in sentence.split(",")]
         asks = any(first and first[0] in QUESTION_OPENERS for first in clauses)
-        restated = asks and (len(content) >= MIN_WORDS and shared >= SHARE * len(content)) or (
+        # a question of two sentences restated whole ("..., is the stack stable? If not, at which
+        # joint does it fail?"): its second sentence, right after the first, is the question's
+        # too when every content word of it is ("joint", "fail"), however few
+        follows = restated_before and not before[:opening].strip()
+        restated = (asks and len(content) >= MIN_WORDS and shared >= SHARE * len(content)) or (
             not answered
             and len(content) >= MIN_WORDS_ALL_SHARED
             and shared == len(content)
-            and _ASKING.search(sentence) is not None
+            and (follows or _ASKING.search(sentence) is not None)
         )
+        restated_before = restated
         if restated:
             kept.append(before[:opening])
             start = mark.end()
