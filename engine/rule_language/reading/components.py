@@ -176,8 +176,6 @@ class Expanded:
     outputs: list[tuple[int, str, str]] = field(default_factory=list)
     #: (index, node kind, attribute name, source): attributes a component gives its claim nodes.
     attributes: list[tuple[int, str, str, str]] = field(default_factory=list)
-    #: The checked components, by index (their kinds' steps may have native bodies).
-    components: list[Component] = field(default_factory=list)
 
 
 def _choice_values(c: Component) -> str:
@@ -442,7 +440,7 @@ def expand_components(
     for c in components:
         if names.count(c.name) > 1:
             raise ComponentError(c.index, "name", f"component {c.name!r} is declared twice")
-    out = Expanded(components=components)
+    out = Expanded()
     for c in components:
         kind = KINDS[c.kind]
         if c.said_by:

@@ -21,7 +21,6 @@ from typing import Any
 from ...errors import RuleError, located
 from ...load.tomlfile import load_toml
 from ..expressions.expression import Expression, Origin, compile_expression
-from ..expressions.native import NativeExpression
 from ..reading.certainty import CertaintySpec, grammar_vocabulary
 from ..reading.claims import CLAIM_FIELDS, KIND_FIELDS, ClaimSpec
 from ..reading.components import COMPONENT_FIELDS, ComponentError, expand_components
@@ -31,7 +30,6 @@ from ..reading.restated import question_words
 from ..reading.tolerant import TolerantWords
 from .conflict_review import TABLE as REVIEWED_CONFLICTS
 from .conflict_review import check_reviewed_conflicts
-from .native_kinds import native_steps
 
 #: ``[output]`` names the ``score`` command prints itself (its verdict fields).
 RESERVED_OUTPUTS = ("id", "accept", "reason", "detail")
@@ -556,14 +554,6 @@ def load_rule(path: str | Path) -> Rule:
         )
     except ComponentError as error:
         raise loc.error("component", error.index, error.field, error.message) from None
-    natives = {c.index: native_steps(c) for c in components.components}
-
-    def compile_component(index: int, at: str, source: str, bound: AbstractSet[str]) -> Expression:
-        """A component's expression, with its kind's native body where it has one."""
-        expression = compile_at("component", index, at, source, bound)
-        native = natives.get(index, {}).get(source)
-        return expression if native is None else NativeExpression(expression, native)
-
     for index, kind, name, source in components.attributes:
         if name in attributes.get(kind, {}):
             raise loc.error("component", index, "said_by", f"{kind} nodes already have an attribute {name!r}")
@@ -580,7 +570,7 @@ def load_rule(path: str | Path) -> Rule:
             for at, name, source in component_lets.get(index, []):
                 if name in names:
                     raise loc.error("component", index, at, f"component binding {name!r} is already bound")
-                lets.append((name, compile_component(index, at, source, names.snapshot())))
+                lets.append((name, compile_at("component", index, at, source, names.snapshot())))
                 names.add(name)
             continue
         entry = data["let"][index]
@@ -598,7 +588,7 @@ def load_rule(path: str | Path) -> Rule:
         component_requires.setdefault(index, []).append(
             Requirement(
                 reason=reason,
-                check=compile_component(index, "name", check, names),
+                check=compile_at("component", index, "name", check, names),
                 when=compile_at("component", index, "when", when, names) if when is not None else None,
                 explain=explain,
             )
@@ -631,7 +621,7 @@ def load_rule(path: str | Path) -> Rule:
                 f"{', '.join(RESERVED_OUTPUTS)} itself; choose another name",
             )
     outputs = {
-        name: compile_component(index, "name", src, names)
+        name: compile_at("component", index, "name", src, names)
         for index, name, src in components.outputs
     } | {
         name: compile_at("output", None, name, src, names)
