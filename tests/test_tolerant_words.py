@@ -38,6 +38,41 @@ def test_only_an_unknown_word_one_edit_from_exactly_one_known_word_is_read() -> 
     assert words.correct("statoin") == "statoin"  # a known word is never changed
 
 
+def _every_target(words: TolerantWords, word: str) -> str | None:
+    """The reading by comparing ``word`` with every target (what the index must equal)."""
+    lower = word.lower()
+    if len(lower) < 5 or lower in words.known:
+        return None
+    found = [t for t in words.targets if one_edit(lower, t)]
+    if len(found) != 1:
+        return None
+    return found[0].capitalize() if word[0].isupper() else found[0]
+
+
+def test_the_index_by_first_letter_and_length_reads_what_every_target_would() -> None:
+    """Each bundled rule's words: every target with each typo the module reads (and some it
+    does not), read through the index and memo as by comparing with every target."""
+    for name in ("gauge_reading", "laser_mirror", "gear_train"):
+        words = load_rule(resolve_rule_path(name)).answer_format.tolerant
+        assert words is not None
+        probes = []
+        for target in sorted(words.targets):
+            probes += [target[:-2] + target[-1] + target[-2], target[:2] + target[3:], target[:2] + "x" + target[2:]]
+            probes += [target.capitalize(), target[:1] + target[2:], "q" + target[1:]]
+        assert sum(_every_target(words, p) is not None for p in probes) > 100  # the probes read typos
+        for probe in probes + probes:  # twice: the second answers from the memo
+            assert words._reading(probe) == _every_target(words, probe), (name, probe)
+
+
+def test_the_memo_of_readings_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("keyaudit.engine.rule_language.reading.tolerant.MEMO_WORDS", 3)
+    words = TolerantWords(frozenset({"stable", "position"}))
+    for word in ("stabel", "posiiton", "other", "fourth", "fifth"):
+        words.correct(word)
+    assert len(words._memo) <= 3
+    assert words.correct("Stabel") == "Stable"
+
+
 RULES: dict[str, Scorer] = {}
 
 

@@ -46,23 +46,54 @@ def one_edit(typed: str, known: str) -> bool:
     return False
 
 
+#: Most words whose reading one :class:`TolerantWords` remembers before it starts afresh.
+MEMO_WORDS = 65_536
+
+
 @dataclass(frozen=True)
 class TolerantWords:
     """The words a rule's grammars know, and the long ones a typo may be read as."""
 
     known: frozenset[str]
     targets: frozenset[str] = field(init=False)
+    #: The targets by (first letter, length): :func:`one_edit` needs the same first letter and a
+    #: length at most one apart, so a word is compared with three small groups, not with every
+    #: target (a rule knows hundreds; comparing with all of them was an eighth of gauge_reading's
+    #: whole scoring path, issue 38).
+    _by_start: dict[tuple[str, int], tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    #: Each word's reading (or None), once: a line's words are read when it is cleaned and again
+    #: when its certainty names the typos, and the same words recur across answers.
+    _memo: dict[str, str | None] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "targets", frozenset(w for w in self.known if len(w) >= MIN_LETTERS and w.isalpha())
-        )
+        targets = frozenset(w for w in self.known if len(w) >= MIN_LETTERS and w.isalpha())
+        groups: dict[tuple[str, int], list[str]] = {}
+        for target in targets:
+            groups.setdefault((target[0], len(target)), []).append(target)
+        object.__setattr__(self, "targets", targets)
+        object.__setattr__(self, "_by_start", {k: tuple(v) for k, v in groups.items()})
+        object.__setattr__(self, "_memo", {})
 
     def _reading(self, word: str) -> str | None:
+        memo = self._memo
+        if word in memo:
+            return memo[word]
+        if len(memo) >= MEMO_WORDS:
+            memo.clear()
+        reading = memo[word] = self._read(word)
+        return reading
+
+    def _read(self, word: str) -> str | None:
         lower = word.lower()
         if len(lower) < MIN_LETTERS or lower in self.known:
             return None
-        found = [t for t in self.targets if abs(len(t) - len(lower)) <= 1 and one_edit(lower, t)]
+        groups, first, size = self._by_start, lower[0], len(lower)
+        found = [
+            t
+            for length in (size - 1, size, size + 1)
+            for t in groups.get((first, length), ())
+            if one_edit(lower, t)
+        ]
         if len(found) != 1:
             return None
         target = found[0]
