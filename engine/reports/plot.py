@@ -11,12 +11,17 @@ folder first, and the current folder may be a downloaded benchmark: ``savefig.dp
 out of memory, ``text.usetex`` failed without LaTeX, a bad line printed warnings. So matplotlib is
 imported from an empty private folder (it never sees the current folder's file), and the figure is
 drawn inside ``rc_context`` after ``rcdefaults()`` (no user, environment or earlier setting counts).
+
+matplotlib's own log is kept below errors: on a new machine it builds a font cache and said so on
+stderr, and where the cache cannot be saved (a full disk, a file-size limit) it printed a warning
+before keyaudit's one-line error. The cache is matplotlib's business; the plot is drawn without it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import math
 import os
 import tempfile
@@ -65,6 +70,7 @@ def forest_plot(audit: Audit, path: str | Path) -> Path:
 
 def _matplotlib():
     """matplotlib, imported where no ``matplotlibrc`` of the current folder can be read."""
+    logging.getLogger("matplotlib").setLevel(logging.ERROR)
     with _in_empty_folder():
         import matplotlib
     matplotlib.use("Agg", force=True)
