@@ -69,7 +69,7 @@ from .review import match_adjudications, summarize_adjudications
 from .rule_language.authoring.keystructure import CellStructure, cell_structure
 from .rule_language.authoring.rulecheck import KeysCheckPlan, plan_keys_check, run_examples
 from .rule_language.rules.rule import Rule
-from .rule_language.scoring.batch import judge_many, score_many
+from .rule_language.scoring.batch import judge_many
 from .rule_language.scoring.scorer import Scorer, jsonable
 from .stats.aggregate import OutcomeColumns, cell_table, summarize
 from .stats.baselines import rule_baselines, strict_baselines
@@ -78,6 +78,7 @@ from .stats.design import before_after_columns
 from .stats.extraction_error import RuleErrorSample
 from .stats.samples import KeyPlaces, outcome_variants
 from .stats.validation_card import card_status
+from .verdict_cache import score_cached
 
 Progress = Callable[[int, int], None]
 #: The reason a rejection carries when a person's label, not the rule, rejected the answer.
@@ -479,11 +480,12 @@ def _score_responses(
     in_rule = (key_rule >= 0)[item[order]]  # per sample, in (model, id) order
     rows = order[in_rule]
     stats: dict[str, Any] = {}
-    verdicts = score_many(scorers, _RuledWork(table, rows, key_rule), jobs, stats)
+    verdicts = score_cached(scorers, _RuledWork(table, rows, key_rule), jobs, stats)
     mark(
         "scoring",
         f"{stats['responses']:,} ruled responses, {stats['line_items']:,} distinct answer "
-        f"lines, {stats['conclusion_items']:,} conclusions, "
+        f"lines, {stats['conclusion_items']:,} conclusions, {stats['cached_items']:,} of them "
+        "from the verdict cache, "
         + (f"{stats['workers']} workers (peak RSS {stats['worker_peak_mb']:,.0f} MB)"
            if stats["workers"] else "in process"),
     )

@@ -29,9 +29,9 @@ from .load.answer_line import find_answer_line
 from .load.benchmark import Benchmark
 from .load.items import Response
 from .rule_language.rules.rule import Rule
-from .rule_language.scoring.batch import score_many
 from .rule_language.scoring.scorer import Scorer, Verdict, jsonable
 from .stats.wilson import wilson_interval
+from .verdict_cache import score_cached
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def review_queue(
     ruled = list(_ruled(benchmark, rules, scorers))
     position = {id(s): i for i, s in enumerate(scorers)}
     work = [(position[id(s)], benchmark.keys[r.id].answer, r.text) for r, s in ruled]
-    for (response, scorer), verdict in zip(ruled, score_many(scorers, work, jobs), strict=True):
+    for (response, scorer), verdict in zip(ruled, score_cached(scorers, work, jobs), strict=True):
         row = _row(benchmark, response, scorer, verdict)
         (uncertain if verdict.uncertain else certain).append(row)
     cells = [(c.domain, c.level) for rule in rules for c in rule.cells]

@@ -26,6 +26,7 @@ RANK = {
     "flag": 5,
     "review": 5,
     "proof_cache": 5,
+    "verdict_cache": 4,
     "api": 5,
     "examples": 6,
     "cli": 7,

@@ -48,7 +48,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -99,14 +99,41 @@ def parallel_threshold() -> int:
 Work = tuple[int, str, str]
 
 
+class _Miss:
+    """The value of an item an :class:`AnswerCache` does not hold (``None`` is a value)."""
+
+    def __repr__(self) -> str:
+        return "MISS"
+
+
+MISS: Any = _Miss()
+
+
+class AnswerCache(Protocol):
+    """What :func:`score_many` asks of a cache of items scored before (the verdict cache,
+    :mod:`keyaudit.engine.verdict_cache`). Values are plain data: a line's verdict as
+    :func:`verdict_tuple` gives it, a conclusion's doubt as :meth:`Scorer.conclusion_doubt`."""
+
+    def lookup(self, phase: str, items: Sequence[tuple[int, str, Any]]) -> list[Any]:
+        """Each item's stored value, or :data:`MISS`."""
+
+    def remember(self, phase: str, items: Sequence[tuple[int, str, Any]], values: Sequence[Any]) -> None:
+        """The values just scored for ``items``: the cache keeps those it may."""
+
+
 def score_many(
-    scorers: Sequence[Scorer], work: Iterable[Work], jobs: int = 1, stats: dict | None = None
+    scorers: Sequence[Scorer],
+    work: Iterable[Work],
+    jobs: int = 1,
+    stats: dict | None = None,
+    cache: AnswerCache | None = None,
 ) -> VerdictList:
     """The verdicts ``scorers[i].score(key, text)`` for every ``(i, key, text)`` of ``work``, in
     order (see the module docstring), as a :class:`~.verdict_list.VerdictList` (a sequence of
     verdicts kept as codes). ``work`` is iterated twice (a list, or an iterable that makes its
     items again each time: the audit's ruled responses). ``stats``, when given, receives the
-    counts of responses and distinct work items and whether workers were used."""
+    counts of responses and distinct work items and whether workers were used. ``cache``, when
+    given, answers the items it holds; only the others are scored (and given to it)."""
     fmts = [s.rule.answer_format for s in scorers]
     # Step 1: the distinct (scorer, key, cleaned line) items; None stands for "no answer line".
     # A response's verdict is its item's with its own cut answer text: one per distinct pair.
@@ -138,7 +165,7 @@ def score_many(
     if others:  # the other pairs follow the items
         column = np.frombuffer(codes, dtype=np.int32)
         column[column < 0] = len(items) - 1 - column[column < 0]
-    pool = _Pool(scorers, jobs, len(items))
+    pool = _Pool(scorers, jobs, len(items), cache)
     try:
         verdicts = pool.run("line", items)
         for at, raw in itertools.chain(((at, item[2]) for at, item in enumerate(items)), others):
@@ -184,6 +211,7 @@ def score_many(
             responses=len(results),
             line_items=len(items),
             conclusion_items=len(second_items),
+            cached_items=pool.cached,
             workers=pool.count,
             worker_peak_mb=pool.peak_kb / 1024,
         )
@@ -224,24 +252,84 @@ class _Pool:
     """Scores work items in order, in this process, in worker processes or on a remote executor,
     keeping the count of answers at the time limit per scorer in item order."""
 
-    def __init__(self, scorers: Sequence[Scorer], jobs: int, size: int) -> None:
+    def __init__(
+        self, scorers: Sequence[Scorer], jobs: int, size: int, cache: AnswerCache | None = None
+    ) -> None:
         self.scorers = scorers
+        self.cache = cache
+        #: Items the cache answered.
+        self.cached = 0
         self.processes: _ProcessPool | None = None
         self.remote = _REMOTE[-1] if _REMOTE and size else None
         #: The largest peak RSS (KiB) a worker reported.
         self.peak_kb = 0
         self.count = 0
-        paths = [s.rule.path for s in scorers]
+        self.jobs = jobs
+        #: Whether workers were considered yet: on the first batch, by what is left to score.
+        self.started = self.remote is not None
         if self.remote is not None:
             self.count = self.remote.size()
-        elif jobs > 1 and size >= max(parallel_threshold(), 1) and all(paths):
-            setup = ([str(p) for p in paths], [s.slow_answers for s in scorers])
-            self.processes = _ProcessPool(setup, jobs)
-            self.count = jobs
+
+    def _start_workers(self, size: int) -> None:
+        """Workers start on the first batch with enough items left to score to repay their start
+        (:func:`parallel_threshold`): items a cache answers do not count."""
+        if self.started:
+            return
+        self.started = True
+        paths = [s.rule.path for s in self.scorers]
+        if self.jobs > 1 and size >= max(parallel_threshold(), 1) and all(paths):
+            setup = ([str(p) for p in paths], [s.slow_answers for s in self.scorers])
+            self.processes = _ProcessPool(setup, self.jobs)
+            self.count = self.jobs
 
     def run(self, phase: str, items: Sequence[tuple[int, str, Any]]) -> list[Any]:
-        if not items or (self.processes is None and self.remote is None):
-            return [value for value, _ in _score_items(self.scorers, phase, items)]
+        """Each item's value, in order: from the cache where it holds one, else scored here, in
+        workers or remotely. A cached item counts as one that was not slow, so the time-limit
+        cut falls where it falls without the cache."""
+        if self.cache is None or phase == "judge" or not items:
+            self._start_workers(len(items))
+            if not items or (self.processes is None and self.remote is None):
+                return [value for value, _ in _score_items(self.scorers, phase, items)]
+            return self._in_order(phase, items, self._outcomes(phase, items))
+        stored = self.cache.lookup(phase, items)
+        todo = [item for item, value in zip(items, stored, strict=True) if value is MISS]
+        self.cached += len(items) - len(todo)
+        self._start_workers(len(todo))
+        if self.processes is None and self.remote is None:
+            return self._with_stored_here(phase, items, stored)
+        outcomes = self._outcomes(phase, todo)
+        self.cache.remember(phase, todo, [_plain(phase, value) for value, _ in outcomes])
+        fresh = iter(outcomes)
+        shared = _Shared()
+        merged = [
+            next(fresh) if value is MISS else (shared.verdict(value) if phase == "line" else value, False)
+            for value in stored
+        ]
+        return self._in_order(phase, items, merged)
+
+    def _with_stored_here(self, phase: str, items, stored: list[Any]) -> list[Any]:
+        """In this process: each item in order, a stored value unless the scorer stopped
+        trying answers (then the "not scored" verdict a cold run would give)."""
+        shared = _Shared()
+        results: list[Any] = []
+        scored_items: list[tuple[int, str, Any]] = []
+        scored_values: list[Any] = []
+        for item, value in zip(items, stored, strict=True):
+            if value is MISS or self.scorers[item[0]].slow_answers >= MAX_SLOW_ANSWERS:
+                value = _score_items(self.scorers, phase, [item])[0][0]
+                scored_items.append(item)
+                scored_values.append(_plain(phase, value))
+            elif phase == "line":
+                value = shared.verdict(value)
+            results.append(value)
+        self.cache.remember(phase, scored_items, scored_values)
+        return results
+
+    def _outcomes(self, phase: str, items: Sequence[tuple[int, str, Any]]) -> list[tuple[Any, bool]]:
+        """``(value, slow)`` of every item, scored in workers or remotely (a line's value a
+        verdict); the time-limit count is not applied yet (:meth:`_in_order`)."""
+        if not items:
+            return []
         size = max(64, math.ceil(len(items) / (max(self.count, 1) * CHUNKS_PER_JOB)))
         chunks = [items[at : at + size] for at in range(0, len(items), size)]
         if self.remote is not None:
@@ -261,18 +349,18 @@ class _Pool:
         if phase == "line":
             shared = _Shared()
             outcomes = [(shared.verdict(value), slow) for value, slow in outcomes]
-        return self._in_order(phase, items, outcomes)
+        return outcomes
 
     def _in_order(self, phase: str, items, outcomes) -> list[Any]:
         """Workers' results with the time-limit count applied in item order (this process's
         scorers keep it): after MAX_SLOW_ANSWERS slow answers of a scorer, its later items are
         not scored, whatever a worker computed for them."""
         results = []
-        for (i, _key, text), (value, slow) in zip(items, outcomes, strict=True):
+        for (i, key, text), (value, slow) in zip(items, outcomes, strict=True):
             scorer = self.scorers[i]
             if scorer.slow_answers >= MAX_SLOW_ANSWERS:
-                if phase == "line":
-                    value = scorer.not_scored(text)
+                if phase == "line":  # as in this process: no answer line is "answer missing"
+                    value = scorer.not_scored(text) if text is not None else scorer.score_line(key, None)
                 elif phase == "judge":
                     value = (False, scorer.not_scored(text).reason)
                 else:
@@ -565,7 +653,7 @@ def _score_chunk(phase: str, items) -> tuple:
 def plain_outcomes(phase: str, outcomes: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
     """Outcomes as plain data: a verdict becomes a tuple (``Verdict(*value)`` makes it again)."""
     if phase == "line":
-        return [(_verdict_tuple(v), slow) for v, slow in outcomes]
+        return [(verdict_tuple(v), slow) for v, slow in outcomes]
     return outcomes
 
 
@@ -590,7 +678,12 @@ def _exit_with_parent(poll_seconds: float = 0.2, folder: str | None = None) -> N
     threading.Thread(target=watch, name="keyaudit-parent-watch", daemon=True).start()
 
 
-def _verdict_tuple(v: Verdict) -> tuple:
+def _plain(phase: str, value: Any) -> Any:
+    """A value as a cache keeps it: a line's verdict as plain data, anything else as it is."""
+    return verdict_tuple(value) if phase == "line" else value
+
+
+def verdict_tuple(v: Verdict) -> tuple:
     """A verdict as plain data (its ``values`` are JSON-ready already: see ``Outputs``)."""
     return (v.accept, v.reason, v.values, v.answer_text, v.detail, v.uncertain)
 

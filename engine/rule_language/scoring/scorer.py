@@ -91,6 +91,12 @@ def conclusion_doubt_text(accepted: bool) -> str | None:
     return "the response's last lines, read as an answer, give accept" if accepted else None
 
 
+#: How every doubt that judging a verdict hit a limit ends (:func:`_judged`): the CPU-time bound's
+#: message and the recursion limit's. Such a doubt depends on the machine, not the answer.
+_RECURSION_DOUBT = "judging the verdict's certainty nests too deeply for Python"
+LIMIT_DOUBT_ENDINGS = (" of CPU time", _RECURSION_DOUBT)
+
+
 def _judged(work: Callable[[], Any]) -> Any:
     """``work()`` within the answer's CPU-time bound, or the doubt that judging it hit a limit
     (a string): judging certainty never turns into an error of its own."""
@@ -100,7 +106,7 @@ def _judged(work: Callable[[], Any]) -> Any:
     except TimeLimitExceeded as error:
         return str(error)
     except RecursionError:
-        return "judging the verdict's certainty nests too deeply for Python"
+        return _RECURSION_DOUBT
 
 
 def with_doubt(verdict: Verdict, doubt: str) -> Verdict:
