@@ -78,7 +78,7 @@ from .stats.design import before_after_columns
 from .stats.extraction_error import RuleErrorSample
 from .stats.samples import KeyPlaces, outcome_variants
 from .stats.validation_card import card_status
-from .verdict_cache import score_cached
+from .verdict_cache import judge_cached, score_cached
 
 Progress = Callable[[int, int], None]
 #: The reason a rejection carries when a person's label, not the rule, rejected the answer.
@@ -563,7 +563,7 @@ def _cell_audits(
     at = [next(n for n, s in enumerate(scorers) if s is scorer) for _, (_, scorer) in with_keys]
 
     def judge(items: list[tuple[int, str, str | None]]) -> list[tuple[bool, str]]:
-        return judge_many(scorers, [(at[i], key, line) for i, key, line in items], jobs)
+        return judge_cached(scorers, [(at[i], key, line) for i, key, line in items], jobs)
 
     bases = rule_baselines([(scorer, by_cell[cell]) for cell, (_, scorer) in with_keys], judge)
     cells = []

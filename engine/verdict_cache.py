@@ -8,12 +8,14 @@ changed; every run scored them all again (issue 38). A verdict depends only on
 * the code that scores (:func:`~keyaudit.engine.rule_language.scoring.fingerprint.engine_fingerprint`),
   Lark's version and Python's;
 * the key and the answer line (for a rejection for something missing, also the conclusion the
-  certainty reads, scored as its own item);
+  certainty reads, scored as its own item; for the rule baselines, each candidate answer judged
+  against each group of keys, without certainty);
 
 so each rule version has one entry, ``verdicts/<hash>.verdicts`` in the private cache folder
 (:mod:`keyaudit.engine.load.safe_io`: the same rules as the key, parser and proof caches —
 ``$KEYAUDIT_CACHE_DIR``, ``off`` turns it off; nothing is read from a folder another user can
-write). The entry maps ``(phase, key, answer line)`` to the verdict as plain data
+write). The entry maps ``(phase, key, answer line)`` to the verdict as plain data (and each answer
+text to its cleaned form, which decides which answers are the same item)
 (:mod:`marshal`: it builds only plain values and cannot run code), sealed by its SHA-256 and
 checked by shape when used; anything odd is a miss and the answer is scored again.
 
@@ -38,26 +40,27 @@ import lark
 
 from .load.safe_io import PrivateDir, seal, unseal
 from .rule_language.rules.rule import RULE_ERROR
-from .rule_language.scoring.batch import MISS, Work, score_many
+from .rule_language.scoring.batch import MISS, Work, judge_many, score_many
 from .rule_language.scoring.fingerprint import engine_fingerprint
 from .rule_language.scoring.scorer import LIMIT_DOUBT_ENDINGS, Scorer, conclusion_doubt_text
 from .rule_language.scoring.verdict_list import VerdictList
 from .stats.rule_version import rule_version
 
-__all__ = ["VerdictCache", "score_cached"]
+__all__ = ["VerdictCache", "judge_cached", "score_cached"]
 
 FORMAT = "verdicts-v1"
 FOLDER = "verdicts"
 #: Rule versions kept (most recently used first).
 KEEP = 32
-#: Answers kept per rule version: a 2.5 M-response benchmark has ~170,000 distinct answer lines
-#: over its 11 rules.
+#: Entries (verdicts and cleaned answer texts) kept per rule version: a 2.5 M-response benchmark
+#: has ~170,000 distinct answer lines over its 11 rules.
 MAX_ANSWERS = 250_000
 #: Largest entry read or written (bytes).
 MAX_ENTRY_BYTES = 96 << 20
 _SUFFIX = ".verdicts"
-#: The phases whose values are cached: answer lines ("line") and conclusions ("conclusion").
-PHASES = {"line": "l", "conclusion": "c"}
+#: The phases whose values are cached, each by its own tag: answer lines, conclusions, and the
+#: pairs judged without certainty (the keys check's and the rule baselines', ``judge_many``).
+PHASES = {"line": "l", "conclusion": "c", "judge": "j"}
 
 
 def score_cached(
@@ -72,11 +75,25 @@ def score_cached(
     return verdicts
 
 
+def judge_cached(
+    scorers: Sequence[Scorer], items: Sequence[tuple[int, str, str | None]], jobs: int = 1
+) -> list[tuple[bool, str]]:
+    """:func:`~.rule_language.scoring.batch.judge_many` answered from the verdict cache where it
+    can (the rule baselines' pairs: about 100,000 at full size, the same on every run)."""
+    cache = VerdictCache.open(scorers)
+    judged = judge_many(scorers, items, jobs, cache)
+    if cache is not None:
+        cache.save()
+    return judged
+
+
 def cacheable(phase: str, value: Any) -> bool:
     """Whether ``value`` (a line verdict as plain data, or a conclusion's doubt) may be stored:
     never one reached at a limit (see the module docstring)."""
     if phase == "conclusion":
         return value is None or value == conclusion_doubt_text(True)
+    if phase == "judge":
+        return value[1] != RULE_ERROR
     accept, reason, _values, _text, _detail, uncertain = value
     return reason != RULE_ERROR and not any(u.endswith(LIMIT_DOUBT_ENDINGS) for u in uncertain)
 
@@ -142,6 +159,27 @@ class VerdictCache:
             if entry is not None and cacheable(phase, value):
                 entry.used[(tag, key, text)] = value
                 entry.new += 1
+
+    def cleaned(self, i: int, text: str) -> str | None:
+        """The cleaned form of one of ``scorers[i]``'s answer texts, if stored."""
+        entry = self.entries[i]
+        if entry is None:
+            return None
+        ident = ("n", "", text)
+        value = entry.used.get(ident)
+        if value is None:
+            value = self._old(entry).get(ident)
+            if type(value) is not str:
+                return None
+            entry.used[ident] = value
+        return value
+
+    def remember_cleaned(self, i: int, text: str, cleaned: str) -> None:
+        """Keep the cleaned form of an answer text for :meth:`save`."""
+        entry = self.entries[i]
+        if entry is not None:
+            entry.used[("n", "", text)] = cleaned
+            entry.new += 1
 
     def save(self) -> None:
         """Write each rule version's entry that has new answers; mark the others as used.
@@ -218,6 +256,8 @@ def _shaped(phase: str, value: Any) -> bool:
     """Whether a stored value has exactly the shape this phase's values have."""
     if phase == "conclusion":
         return value is None or type(value) is str
+    if phase == "judge":
+        return type(value) is tuple and len(value) == 2 and type(value[0]) is bool and type(value[1]) is str
     if type(value) is not tuple or len(value) != 6:
         return False
     accept, reason, values, text, detail, uncertain = value

@@ -71,6 +71,7 @@ def test_a_warm_run_scores_nothing_and_gives_the_same_verdicts(
     assert cold == [Scorer(load_rule(path)).score(k, r) for k, r in GEAR]  # the cache changes nothing
     monkeypatch.setattr(Scorer, "score_answer_text", _Refuses())
     monkeypatch.setattr(Scorer, "conclusion_doubt", _Refuses())
+    monkeypatch.setattr(batch, "clean_answer", _Refuses())  # the cleaned texts are known too
     warm, warm_stats = _score(path)
     assert warm == cold
     assert warm_stats["cached_items"] == warm_stats["line_items"] + warm_stats["conclusion_items"] > 0

@@ -84,14 +84,14 @@ def rule_files(rule: Rule) -> tuple[RuleFile, ...]:
             if len(imports) >= MAX_IMPORTS:
                 raise RuleError(located(path, None, None, "too many imported grammars to hash"))
             try:
-                found = loader.locate(name)
+                found = loader.find(name)
             except Exception as error:  # noqa: BLE001 - ImportRefused: the loader refuses it too
                 raise RuleError(located(path, None, None, f"grammar error: {error}")) from None
             if found is None:  # the rule loaded, so Lark found it elsewhere: hash what we can name
                 imports[name] = "not found"
                 continue
-            imports[name] = _digest(Path(found[0]))
-            imported = Path(found[0]).read_text(encoding="utf-8", errors="replace")
+            imports[name] = _digest(found)
+            imported = found.read_text(encoding="utf-8", errors="replace")
             pending += imported_names(imported)
             _note_kinds(imported, kinds)
     files += [RuleFile("import", name, digest) for name, digest in sorted(imports.items())]

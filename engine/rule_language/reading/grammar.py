@@ -268,10 +268,22 @@ class _ImportLoader:
         return [self.base_dir, bundled_grammar_dir(), Path(lark.__file__).parent / "grammars"]
 
     def locate(self, grammar_path: str) -> tuple[str, str] | None:
-        """``(path, text)`` of the file ``grammar_path`` names, or ``None`` when there is none.
+        """``(path, text)`` of the file ``grammar_path`` names, or ``None`` when there is none;
+        the text with its kinds spliced in and its phrase lexicon compiled (:func:`read_grammar`).
 
         Raises :class:`ImportRefused` for a file that exists but may not be used.
         """
+        path = self.find(grammar_path)
+        if path is None:
+            return None
+        try:
+            return str(path), read_grammar(path)
+        except RuleError as error:
+            raise ImportRefused(f"import {_shown(grammar_path)}: {error}") from None
+
+    def find(self, grammar_path: str) -> Path | None:
+        """The file ``grammar_path`` names, checked as :meth:`locate` checks it but not read (a
+        rule's version hashes its files' bytes: compiling a phrase lexicon is not needed)."""
         if "\0" in grammar_path or not grammar_path.endswith(".lark") or len(grammar_path) > 1024:
             raise ImportRefused(f"import {_shown(grammar_path)}: not a grammar name")
         for folder in self.folders():
@@ -289,10 +301,7 @@ class _ImportLoader:
             problem = file_problem(folder / grammar_path, "a grammar file")
             if problem is not None:
                 raise ImportRefused(f"import {_shown(grammar_path)} {problem}")
-            try:
-                return str(path), read_grammar(path)
-            except RuleError as error:
-                raise ImportRefused(f"import {_shown(grammar_path)}: {error}") from None
+            return path
         return None
 
     def __call__(self, base_path: str | None, grammar_path: str) -> tuple[str, str]:
