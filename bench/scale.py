@@ -136,7 +136,7 @@ def run_check(bench: Path, extra: list[str]) -> dict:
         if process.returncode != 0:
             raise SystemExit(f"keyaudit exited {process.returncode}:\n{stderr[-3000:]}")
         audit = json.loads(report.read_text(encoding="utf-8"))
-    shown = [a if not a.startswith("/") else Path(a).name for a in command[1:]]
+    shown = [a if not a.startswith("/") else Path(a).name for a in command[len(_keyaudit()) :]]
     return {
         "command": "keyaudit " + " ".join(shown),
         "wall": wall,
