@@ -26,6 +26,25 @@ def _private_key_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["KEYAUDIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("keycache"))
 
 
+def empty_verdict_cache() -> None:
+    """Empty the session's verdict cache (engine/verdict_cache.py)."""
+    import shutil
+
+    from keyaudit.engine.load.safe_io import cache_root
+    from keyaudit.engine.verdict_cache import FOLDER
+
+    root = cache_root()
+    if root is not None:
+        shutil.rmtree(root / FOLDER, ignore_errors=True)
+
+
+@pytest.fixture
+def fresh_verdict_cache() -> None:
+    """A test that must see its answers scored (on workers, on a cluster) gets nothing from an
+    earlier test's run."""
+    empty_verdict_cache()
+
+
 @dataclass
 class CliResult:
     code: int

@@ -121,7 +121,9 @@ def test_uncertainty_on_the_sealed_set() -> None:
     assert f.rows >= 1_100
     # issue 39's pruning cost two of these (6 → 4 of 10) and took the marked share from 7.4% to
     # 5.1%: the signs it dropped marked right verdicts only on every set that may be looked at
-    assert f.wrong_marked >= 4, (f.wrong_marked, f.wrong)
+    # round 6's reading changes read four of the ten right (JSON-object answers, a counterfactual),
+    # two of them marked ones: 2 of the 6 left are marked
+    assert f.wrong_marked >= 2 and f.wrong <= 6, (f.wrong_marked, f.wrong)
     assert f.marked / f.rows <= 0.055, f.marked / f.rows  # measured 0.051
 
 

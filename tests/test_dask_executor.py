@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import empty_verdict_cache
 
 from keyaudit.engine.errors import RuleError
 from keyaudit.engine.load.benchmark import load_benchmark
@@ -22,6 +23,9 @@ from keyaudit.engine.load.locate import example_benchmark_dir, resolve_rule_path
 from keyaudit.engine.rule_language.rules.rule import load_rule
 from keyaudit.engine.rule_language.scoring import batch, dask_executor
 from keyaudit.engine.rule_language.scoring.scorer import Scorer
+
+#: every test sends its answers to the cluster: none come from an earlier run's verdict cache
+pytestmark = pytest.mark.usefixtures("fresh_verdict_cache")
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +65,7 @@ def test_check_is_byte_identical_on_a_dask_cluster(
         folder = tmp_path / name
         folder.mkdir()
         monkeypatch.chdir(folder)  # the same relative names, so the printed paths agree too
+        empty_verdict_cache()  # each run scores its answers itself
         result = run_cli(
             "check", "physical_stability", "gauge_reading_l4", "--resamples", "300",
             "--json", "audit.json", "--markdown", "audit.md", *extra,

@@ -88,6 +88,7 @@ def test_each_claim_names_its_role() -> None:
     assert any(role == "question restated" for _, role in asked)
 
 
+COMPASS_A = "A; projected endpoint is closest to A (100.1 map units away; bearing difference 7.7 degrees)"
 COUNTERFACTUALS = [
     # what would hold only in a supposed world is context; the answer is what is said of this one
     ("fbd", "yes", "Yes; it would only stay put if the friction coefficient were at least 0.84", True),
@@ -96,6 +97,20 @@ COUNTERFACTUALS = [
      "0; non-orientable (it would be a torus, and orientable, only if that pair were glued without the flip)", True),
     # ... and the supposition ends where the model concludes: "so" speaks of the real case again
     ("surface_topology_l4", "2; orientable", "it would only be 2 if no handle were attached, so χ = 0; orientable", False),
+    # "if X were Y, Z would ..., but ...": the supposition and its consequence are set aside by the
+    # turn back to the real case (round 6's counterfactuals)
+    ("compass_bearing", COMPASS_A,
+     "A — if the bearing were 180° instead, B would be nearest, but at the given bearing it is closest to A.", True),
+    ("compass_bearing", COMPASS_A,
+     "B — if the bearing were 180° instead, A would be nearest, but at the given bearing it is closest to B.", False),
+    ("gear_train", "stay the same; direction unchanged",
+     "If A were the driver D would slow, but A is an idler here, so D's speed stays the same and direction is unchanged", True),
+    ("projectile_motion", "hits; at 9.6 m",
+     "If it were launched 2 m/s faster it would clear, but as it is it hits, at 9.6 m.", True),
+    # no modal consequence, or no turn back: the condition's claims still count
+    ("compass_bearing", COMPASS_A, "If the bearing is as given, B, but I am not sure; A.", False),
+    ("gear_train", "stay the same; direction unchanged",
+     "If A were the driver, D would slow down", False),
 ]
 
 
@@ -107,6 +122,8 @@ def test_a_counterfactual_is_context(rule, key, answer, accept) -> None:
 def test_a_counterfactual_names_its_role() -> None:
     found = roles("surface_topology_l4", "2; orientable", "χ = 2; orientable — it would only drop to 0 if a handle were attached")
     assert [role for words, role in found if "0" in words and "2" not in words] == ["counterfactual"]
+    turned = roles("compass_bearing", COMPASS_A, "A — if the bearing were 180° instead, B would be nearest, but it is A.")
+    assert sorted(role for _, role in turned) == ["answer", "answer", "counterfactual"]
 
 
 # Found by the behavioural matrix (issue 33, item 5): each wording read once, for every rule.

@@ -29,6 +29,9 @@ ANSWER_GRAMMAR = (
     "WORD: /\\S+/\n%ignore /\\s+/\n"
 )
 
+#: every test sends its answers to the cluster: none come from an earlier run's verdict cache
+pytestmark = pytest.mark.usefixtures("fresh_verdict_cache")
+
 
 @pytest.fixture(scope="module")
 def cluster():

@@ -137,7 +137,7 @@ def test_provenance_declares_the_sets_the_brief_names() -> None:
     assert len(r5) == 22 and all(declared[n].written_by == "independent" for n in r5)
     r6 = [n for n in declared if re.search(r"_r6[ab]\.jsonl$", n)]
     assert len(r6) == 22 and all(declared[n].written_by == "independent" for n in r6)
-    assert all(declared[n].tuning == "before" for n in r6)  # until something is tuned on them
+    assert all(declared[n].tuning == {"tune": "after", "holdout": "before"} for n in r6)
     assert declared["fbd_dev.jsonl"].written_by == "rule-author"
     assert declared["physical_stability.jsonl"].written_by == "rule-author"
     assert declared["gear_train_dev.jsonl"].written_by == "independent"  # issue 10's dev sets

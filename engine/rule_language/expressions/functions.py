@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ExpressionError
+from ..reading.number_words import number_from_words
 from .limits import MAX_ROUND_DIGITS, Budget, check_int, log2_factor
 from .values import (
     _NUMBER_TYPES,
@@ -237,58 +238,11 @@ def _string_function(name: str, method: Callable[[str], str], doc: str) -> Calla
 _NUMERIC = re.compile(r"[+-]?(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-#: Number words number() reads ("sixty-five", "minus two", "one hundred and twenty").
-_UNDER_TWENTY = (
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-)
-_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_WORD_VALUES = {word: value for value, word in enumerate(_UNDER_TWENTY)} | {
-    word: 20 + 10 * index for index, word in enumerate(_TENS)
-}
-
-
 #: Unicode vulgar fractions a number may end in ("4½"): their values.
 _VULGAR_FRACTIONS = {
     "½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125, "⅜": 0.375, "⅝": 0.625,
     "⅞": 0.875,
 }
-
-
-def _number_from_words(text: str) -> float | None:
-    """The value of a number written in words (under a million), else None."""
-    words = text.lower().replace("-", " ").split()
-    half = 0.5 if words[-3:] == ["and", "a", "half"] else 0.0
-    if half:
-        words = words[:-3]
-    fraction = 0.0
-    if "point" in words:  # "ten point five", "fifty-seven point two five"
-        digits = words[words.index("point") + 1 :]
-        words = words[: words.index("point")]
-        if not digits or half or any(_WORD_VALUES.get(d, 10 if d != "oh" else 0) > 9 for d in digits):
-            return None
-        fraction = float("0." + "".join(str(_WORD_VALUES.get(d, 0)) for d in digits))
-    sign = 1.0
-    if words and words[0] in ("minus", "negative"):
-        sign, words = -1.0, words[1:]
-    if not words or len(words) > 8:
-        return None
-    total = current = 0
-    seen = False
-    for word in words:
-        if word == "and" and seen:
-            continue
-        if word == "a" and not seen:
-            current, seen = 1, True
-        elif word in _WORD_VALUES:
-            current, seen = current + _WORD_VALUES[word], True
-        elif word == "hundred" and seen:
-            current *= 100
-        elif word == "thousand" and seen:
-            total, current = total + current * 1000, 0
-        else:
-            return None
-    return sign * (total + current + half + fraction) if seen else None
 
 
 def _number(x: Any) -> float | None:
@@ -313,7 +267,7 @@ def _number(x: Any) -> float | None:
             return sign * (float(digits or 0) + fraction)
         return None
     if not _NUMERIC.fullmatch(text):
-        return _number_from_words(text) if text[:1].isalpha() else None
+        return number_from_words(text) if text[:1].isalpha() else None
     value = float(text.replace(",", ""))
     return value if math.isfinite(value) else None
 

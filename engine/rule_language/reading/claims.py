@@ -217,6 +217,10 @@ CONTRAST_KEEPING = frozenset({"(", ")", "[", "]", ":", "and", "as", "which means
 HYPOTHETICAL_MODALS = frozenset({"would", "could", "'d"})
 #: Boundary words after which the model speaks of the real case again ("..., so it is unchanged").
 SUPPOSITION_ENDS = frozenset({"so", "thus", "hence", "therefore", "but", "however", "whereas"})
+#: Of those, the ones that turn back from a supposed world to the real one: "if the bearing were
+#: 180° instead, B would be nearest, but at the given bearing it is D" — the "if" clause and its
+#: modal consequence before "but" are counterfactual (a condition the answer then sets aside).
+COUNTERFACTUAL_TURNS = frozenset({"but", "however", "whereas", "yet"})
 #: Boundary words that open a conditional clause.
 CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
 #: First words of a clause that, ended by "?", restates the question rather than answering it.
@@ -381,6 +385,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     # Inside a contrast ("unlike X ..."): the parenthesis depth it opened at, until it ends.
     # "would only ... if", "would be X only if": claims said of a supposed world, not the answer
     modal_at: int | None = None  # index in `found` at the sentence's last "would"/"could"
+    supposed_from: int | None = None  # index in `found` at the sentence's last "if"
+    supposed_modal = False  # a "would"/"could" since that "if"
     hypothetical = False
     previous_word = current_word = ""
     # "clears; by 2.6 m?": a line whose last sentence ends with "?" asks its answer, not says it;
@@ -480,6 +486,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         if isinstance(item, Leaf) and kind not in atoms:
             if lowered in HYPOTHETICAL_MODALS:
                 modal_at = len(found)
+                supposed_modal = supposed_from is not None
             elif lowered == "only" and modal_at is not None:
                 hypothetical = True  # "it would only stay put if ...": what follows is supposed
             words_since_neg += 1
@@ -570,6 +577,14 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             if word == "if" and previous_word == "only" and modal_at is not None:
                 for claim in found[modal_at:]:  # "it would be a torus only if ...": supposed
                     claim.hypothetical, claim.about_target = True, False
+            if word in COUNTERFACTUAL_TURNS and supposed_modal:
+                for claim in found[supposed_from:]:  # "if X were Y, Z would ..., but ...": supposed
+                    claim.hypothetical, claim.about_target = True, False
+                conditional = False  # what follows the turn is said of the real case
+            if word == "if":
+                supposed_from, supposed_modal = len(found), False
+            elif word in _SENTENCE_ENDS or word in SUPPOSITION_ENDS or word in COUNTERFACTUAL_TURNS:
+                supposed_from, supposed_modal = None, False
             if word in _SENTENCE_ENDS or word in SUPPOSITION_ENDS:
                 modal_at, hypothetical = None, False
             if word in _SENTENCE_ENDS:

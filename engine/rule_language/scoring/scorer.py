@@ -28,8 +28,10 @@ from ..reading.ast import Node, format_tree
 from ..reading.certainty import OFFERING_CLAUSE, grammar_vocabulary, unplaced_material
 from ..reading.claims import TRIGGER_KINDS, ClaimSet, read_claims
 from ..reading.grammar import GrammarParseError
+from ..reading.json_answer import read_json_object
 from ..reading.normalise import normalise
 from ..reading.restated import drop_restated_question
+from ..reading.spelled_decimals import spell_decimals
 from ..reading.tolerant import capital_labels
 from ..rules.rule import (
     ANSWER_MISSING,
@@ -205,14 +207,16 @@ def normalise_characters(text: str, fmt: AnswerFormat, limit: int | None = None)
 
 
 def clean_answer(text: str, fmt: AnswerFormat) -> str:
-    """Normalise the text (LaTeX, compatibility forms, answer markers: :mod:`..reading.normalise`),
-    then apply the rule's ``[answer]`` cleaning: replacements, deletions, the question restated set
+    """Normalise the text (LaTeX, compatibility forms, answer markers: :mod:`..reading.normalise`;
+    decimals in words in digits, :mod:`..reading.spelled_decimals`; a flat JSON object as its fields,
+    :mod:`..reading.json_answer`), then apply the rule's ``[answer]`` cleaning: replacements, deletions, the question restated set
     aside (:mod:`..reading.restated`), whitespace, asides moved
     behind their sentence (:mod:`..reading.asides`), trimming.
 
     The text is cut to :data:`MAX_ANSWER_CHARS` first and again at the end.
     """
-    text = normalise_characters(normalise(cut_answer(text)).text, fmt, MAX_ANSWER_CHARS)
+    text = normalise_characters(normalise(read_json_object(cut_answer(text))).text, fmt, MAX_ANSWER_CHARS)
+    text = spell_decimals(text)
     text = drop_restated_question(text, fmt.question_words, fmt.question_runs)
     if fmt.tolerant is not None:
         text = fmt.tolerant.correct(text)
