@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import DataError, KeyauditError, UsageError, located
-from . import keycache
+from . import keycache, response_cache
+from .budget import ENVIRONMENT as BUDGET_VARIABLE
 from .budget import ResponseBudget
 from .csv_keys import QUESTION_COLUMNS, csv_tree_files, read_csv_keys
 from .excerpt import Excerpter
@@ -878,9 +879,22 @@ def load_benchmark(
         keys = load_keys(root, config)
         if not with_responses:
             return Benchmark(root, config, keys)
-        loaded, files, infos = load_responses(
-            root, config, keys, responses, epochs, answer_formats, text_cells
-        )
+        formats = None if answer_formats is None else tuple(answer_formats)
+        cells = None if text_cells is None else tuple(sorted(text_cells))
+        settings = (responses, epochs, formats, cells, follow_links, os.environ.get(BUDGET_VARIABLE))
+        cache_key = response_cache.load_key(root, input_files(root, responses), settings)
+        cached = None if cache_key is None else response_cache.read(cache_key, tuple(keys.values()))
+        if cached is not None:
+            loaded, files, infos = cached
+        else:
+            loaded, files, infos = load_responses(
+                root, config, keys, responses, epochs, formats, cells
+            )
+            # stored only if no file changed while it was read
+            if cache_key is not None and response_cache.load_key(
+                root, input_files(root, responses), settings
+            ) == cache_key:
+                response_cache.write(cache_key, (loaded, files, infos))
         return Benchmark(root, config, keys, loaded, files, epochs, infos)
     finally:
         _ID_CLOCK.__exit__()

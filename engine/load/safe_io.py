@@ -2,7 +2,8 @@
 through the folder's descriptor, never through a path another user could redirect.
 
 Each cache lives in its own sub-folder of the *cache root* (:func:`cache_root`): ``keys/`` (the
-validated key corpus, :mod:`.keycache`), ``parsers/`` (built LALR tables,
+validated key corpus, :mod:`.keycache`), ``responses/`` (the loaded responses,
+:mod:`.response_cache`), ``parsers/`` (built LALR tables,
 :mod:`keyaudit.engine.rule_language.reading.parser_cache`), ``phrases/`` (compiled phrase lexicons,
 :mod:`keyaudit.engine.rule_language.reading.phrases`), ``proofs/``
 (:mod:`keyaudit.engine.proof_cache`), ``verdicts/`` (:mod:`keyaudit.engine.verdict_cache`) and
