@@ -181,7 +181,7 @@ def write_results(result: dict, generated: str, warm: dict | None = None) -> str
         f"Benchmark: {result['n_keys']:,} keys, {result['models']} models, "
         f"{result['n_responses']:,} stored responses (plain JSON Lines). {generated}",
         "",
-        f"Command: `{result['command']}` (a fresh process, numba, key and proof caches warm; "
+        f"Command: `{result['command']}` (a fresh process, numba, key, proof and load caches warm; "
         "`KEYAUDIT_PROFILE=1`; `--jobs` defaults to the usable cores). **Cold**: the verdict cache "
         "empty; **warm**: the same command again, every verdict cached.",
         "",
@@ -257,8 +257,7 @@ def main() -> None:
         generate(bench, args.models, args.jobs)
         generated = f"Generated in {time.perf_counter() - started:.0f} s by this script."
     try:
-        if args.bench is None:
-            run_check(bench, args.extra)  # warm-up: numba kernel, key corpus and proof caches
+        run_check(bench, args.extra)  # warm-up: numba kernel, key corpus, proof and load caches
         forget_verdicts()
         result = run_check(bench, args.extra)
         warm = run_check(bench, args.extra)
