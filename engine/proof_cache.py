@@ -29,7 +29,7 @@ from typing import Any
 
 import lark
 
-from .load.safe_io import PrivateDir, seal, unseal
+from .load.safe_io import read_sealed, write_sealed
 from .reports.findings import CellKeysCheck, ExampleRun, KeysCheckFailure
 from .rule_language.rules.rule import Rule
 from .rule_language.scoring.fingerprint import engine_fingerprint
@@ -61,36 +61,22 @@ def proof_key(rule: Rule, cells: Sequence[tuple[str, int, Sequence[str]]]) -> st
 
 def read_proof(key: str) -> Proved | None:
     """The cached proof for ``key``, or None (a miss)."""
-    folder = PrivateDir.open(FOLDER)
-    if folder is None:
+    payload = read_sealed(FOLDER, key[:40] + _SUFFIX, FORMAT, key, MAX_ENTRY_BYTES)
+    if payload is None:
         return None
-    with folder:
-        data = folder.read(key[:40] + _SUFFIX, MAX_ENTRY_BYTES)
-        if data is None:
-            return None
-        sealed = unseal(data, FORMAT, key)
-        if sealed is None:
-            return None
-        try:
-            proved = _decode(marshal.loads(sealed[1]))
-        except Exception:  # noqa: BLE001 - any damage or foreign shape is a miss
-            return None
-        folder.touch(key[:40] + _SUFFIX)
-        return proved
+    try:
+        return _decode(marshal.loads(payload))
+    except Exception:  # noqa: BLE001 - any damage or foreign shape is a miss
+        return None
 
 
 def write_proof(key: str, proved: Proved) -> None:
     """Store a proof; failures are ignored (the cache is only an optimisation)."""
-    folder = PrivateDir.open(FOLDER)
-    if folder is None:
+    try:
+        payload = marshal.dumps(_encode(proved))
+    except (ValueError, TypeError):
         return
-    with folder:
-        try:
-            payload = marshal.dumps(_encode(proved))
-        except (ValueError, TypeError):
-            return
-        folder.write(key[:40] + _SUFFIX, seal(FORMAT, key, payload))
-        folder.prune(lambda name: name.endswith(_SUFFIX), KEEP)
+    write_sealed(FOLDER, key[:40] + _SUFFIX, FORMAT, key, payload, KEEP, _SUFFIX)
 
 
 def _encode(proved: Proved) -> tuple:

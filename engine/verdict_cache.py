@@ -38,7 +38,7 @@ from typing import Any
 
 import lark
 
-from .load.safe_io import PrivateDir, seal, unseal
+from .load.safe_io import PrivateDir, read_sealed, seal
 from .rule_language.rules.rule import RULE_ERROR
 from .rule_language.scoring.batch import MISS, Work, judge_many, score_many
 from .rule_language.scoring.fingerprint import engine_fingerprint
@@ -222,18 +222,11 @@ def _rule_entry(scorer: Scorer) -> _RuleEntry | None:
 
 def _read(entry: _RuleEntry) -> dict:
     """The stored answers of ``entry`` (empty on any miss or damage)."""
-    folder = PrivateDir.open(FOLDER)
-    if folder is None:
-        return {}
-    with folder:
-        data = folder.read(entry.name, MAX_ENTRY_BYTES)
-    if data is None:
-        return {}
-    sealed = unseal(data, FORMAT, entry.key)
-    if sealed is None:
+    payload = read_sealed(FOLDER, entry.name, FORMAT, entry.key, MAX_ENTRY_BYTES)
+    if payload is None:
         return {}
     try:
-        stored = marshal.loads(sealed[1])
+        stored = marshal.loads(payload)
     except Exception:  # noqa: BLE001 - any damage is a miss
         return {}
     return stored if type(stored) is dict else {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +25,15 @@ def _private_key_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     import os
 
     os.environ["KEYAUDIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("keycache"))
+
+
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder of the test's own (``KEYAUDIT_CACHE_DIR``), made as keyaudit makes one."""
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("KEYAUDIT_CACHE_DIR", str(folder))
+    return folder
 
 
 def empty_verdict_cache() -> None:

@@ -15,12 +15,9 @@ TEXT = (bundled_grammar_dir() / "claims.lark").read_text(encoding="utf-8")
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("KEYAUDIT_CACHE_DIR", str(folder))
+def cache(private_cache: Path) -> Path:
     phrases.expand_phrases.cache_clear()
-    yield folder
+    yield private_cache
     phrases.expand_phrases.cache_clear()
 
 

@@ -15,11 +15,8 @@ from keyaudit.engine.rule_language.rules.rule import load_rule
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("KEYAUDIT_CACHE_DIR", str(folder))
-    return folder
+def cache(private_cache: Path) -> Path:
+    return private_cache
 
 
 def _rule_copy(tmp_path: Path) -> Path:

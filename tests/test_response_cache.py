@@ -17,11 +17,8 @@ from keyaudit.engine.load.benchmark import load_benchmark
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("KEYAUDIT_CACHE_DIR", str(folder))
-    return folder
+def cache(private_cache: Path) -> Path:
+    return private_cache
 
 
 def _bench(root: Path, answer: str = "stable") -> Path:

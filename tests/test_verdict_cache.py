@@ -28,11 +28,8 @@ GEAR = [
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    folder.mkdir(mode=0o700)
-    monkeypatch.setenv("KEYAUDIT_CACHE_DIR", str(folder))
-    return folder
+def cache(private_cache: Path) -> Path:
+    return private_cache
 
 
 def _rule_copy(tmp_path: Path, name: str = "gear_train") -> Path:

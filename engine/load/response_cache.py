@@ -38,9 +38,10 @@ from typing import Any
 
 import numpy as np
 
+from .keycache import content_hash
 from .response_table import ResponseTable
 from .responses.records import RunInfo
-from .safe_io import PrivateDir, seal, unseal
+from .safe_io import read_sealed, write_sealed
 
 __all__ = ["Loaded", "load_key", "read", "write"]
 
@@ -72,14 +73,6 @@ def _code_hash() -> str:
     return digest.hexdigest()
 
 
-def _file_hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        while chunk := stream.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def load_key(root: Path, files: Sequence[Path], settings: Iterable[object]) -> str | None:
     """The content key of a load of ``files`` with ``settings``; None when a file cannot be read
     (the load reports it)."""
@@ -93,7 +86,7 @@ def load_key(root: Path, files: Sequence[Path], settings: Iterable[object]) -> s
             digest.update(os.fsencode(str(path)) + b"\0" + os.fsencode(real) + b"\0")
             # a file that is not there (a benchmark without benchmark.toml) is part of the key too
             exists = os.path.exists(real)
-            digest.update((_file_hash(Path(real)) if exists else "absent").encode() + b"\n")
+            digest.update((content_hash(Path(real)) if exists else "absent").encode() + b"\n")
     except (OSError, ValueError):
         return None
     return digest.hexdigest()
@@ -101,38 +94,23 @@ def load_key(root: Path, files: Sequence[Path], settings: Iterable[object]) -> s
 
 def read(key: str, keys: tuple) -> Loaded | None:
     """The cached load for ``key`` (its table over the benchmark's ``keys``, in order), or None."""
-    folder = PrivateDir.open(FOLDER)
-    if folder is None:
+    payload = read_sealed(FOLDER, key[:40] + _SUFFIX, FORMAT, key, MAX_ENTRY_BYTES)
+    if payload is None:
         return None
-    with folder:
-        data = folder.read(key[:40] + _SUFFIX, MAX_ENTRY_BYTES)
-        if data is None:
-            return None
-        sealed = unseal(data, FORMAT, key)
-        if sealed is None:
-            return None
-        try:
-            loaded = _decode(marshal.loads(sealed[1]), keys)
-        except Exception:  # noqa: BLE001 - any damage or foreign shape is a miss
-            return None
-        folder.touch(key[:40] + _SUFFIX)
-        return loaded
+    try:
+        return _decode(marshal.loads(payload), keys)
+    except Exception:  # noqa: BLE001 - any damage or foreign shape is a miss
+        return None
 
 
 def write(key: str, loaded: Loaded) -> None:
     """Store a load; failures are ignored (the cache is only an optimisation)."""
-    folder = PrivateDir.open(FOLDER)
-    if folder is None:
+    try:
+        payload = marshal.dumps(_encode(loaded))
+    except (ValueError, TypeError):
         return
-    with folder:
-        try:
-            payload = marshal.dumps(_encode(loaded))
-        except (ValueError, TypeError):
-            return
-        if len(payload) + 4096 > MAX_ENTRY_BYTES:
-            return
-        folder.write(key[:40] + _SUFFIX, seal(FORMAT, key, payload))
-        folder.prune(lambda name: name.endswith(_SUFFIX), KEEP)
+    if len(payload) + 4096 <= MAX_ENTRY_BYTES:
+        write_sealed(FOLDER, key[:40] + _SUFFIX, FORMAT, key, payload, KEEP, _SUFFIX)
 
 
 def _column(array: np.ndarray) -> tuple[str, bytes]:

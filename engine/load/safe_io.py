@@ -223,3 +223,32 @@ def unseal(data: bytes, format: str, key: str) -> tuple[dict, bytes] | None:
     ):
         return None
     return header, payload
+
+
+def read_sealed(folder: str, entry: str, format: str, key: str, max_bytes: int) -> bytes | None:
+    """The payload of ``entry`` in the private folder ``folder`` if it is sealed for ``format``
+    and ``key`` (:func:`unseal`), marked as recently used; None for any miss."""
+    private = PrivateDir.open(folder)
+    if private is None:
+        return None
+    with private:
+        data = private.read(entry, max_bytes)
+        sealed = None if data is None else unseal(data, format, key)
+        if sealed is None:
+            return None
+        private.touch(entry)
+        return sealed[1]
+
+
+def write_sealed(
+    folder: str, entry: str, format: str, key: str, payload: bytes, keep: int, suffix: str
+) -> None:
+    """Store ``payload`` sealed for ``format`` and ``key`` as ``entry`` of the private folder
+    ``folder``, keeping the ``keep`` newest entries ending in ``suffix``; failures are ignored
+    (a cache is only an optimisation)."""
+    private = PrivateDir.open(folder)
+    if private is None:
+        return
+    with private:
+        private.write(entry, seal(format, key, payload))
+        private.prune(lambda name: name.endswith(suffix), keep)

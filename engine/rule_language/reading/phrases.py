@@ -39,7 +39,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...load.safe_io import PrivateDir, seal, unseal
+from ...load.safe_io import read_sealed, write_sealed
 
 try:  # the regex parser, to find a raw regex's first characters
     import re._parser as sre_parse  # Python 3.11+
@@ -128,26 +128,23 @@ def expand_phrases(text: str) -> str:
     if "%phrase" not in text and "%part" not in text:
         return text
     key = _cache_key(text)
-    folder = PrivateDir.open(_CACHE_FOLDER)
-    if folder is not None:
-        with folder:
-            data = folder.read(key[:40] + ".phrases", _MAX_CACHED_BYTES)
-        sealed = None if data is None else unseal(data, _CACHE_FORMAT, key)
-        if sealed is not None:
-            try:
-                return sealed[1].decode("utf-8")
-            except UnicodeDecodeError:
-                pass
+    entry = key[:40] + _CACHE_SUFFIX
+    payload = read_sealed(_CACHE_FOLDER, entry, _CACHE_FORMAT, key, _MAX_CACHED_BYTES)
+    if payload is not None:
+        try:
+            return payload.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
     expanded = _expand(text)
-    folder = PrivateDir.open(_CACHE_FOLDER)
-    if folder is not None and len(expanded) <= _MAX_CACHED_BYTES // 4:
-        with folder:
-            folder.write(key[:40] + ".phrases", seal(_CACHE_FORMAT, key, expanded.encode("utf-8")))
-            folder.prune(lambda name: name.endswith(".phrases"), _CACHE_KEEP)
+    if len(expanded) <= _MAX_CACHED_BYTES // 4:
+        write_sealed(
+            _CACHE_FOLDER, entry, _CACHE_FORMAT, key, expanded.encode("utf-8"), _CACHE_KEEP, _CACHE_SUFFIX
+        )
     return expanded
 
 
 _CACHE_FOLDER = "phrases"
+_CACHE_SUFFIX = ".phrases"
 _CACHE_FORMAT = "phrases-v1"
 _CACHE_KEEP = 128
 _MAX_CACHED_BYTES = 16 << 20
