@@ -10,6 +10,7 @@ from keyaudit.engine.rule_language.reading.restated import drop_restated_questio
 from keyaudit.engine.rule_language.rules.rule import load_rule
 from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
+COMPASS_B = "B; projected endpoint is closest to B (100.1 map units away; bearing difference 7.7 degrees)"
 PS_QUESTION = "After removing the top block, is the stack stable? If not, at which joint does it fail?"
 WORDS = question_words(PS_QUESTION)
 
@@ -75,6 +76,10 @@ def test_restated_sentences_are_dropped_and_nothing_else(text: str, kept: str) -
         ("gauge_reading", "no; new value 95",
          "Would it exceed the maximum value on the scale? No. New value: 95.", True),
         ("physical_stability_l4", "stable", "Stable, or will it tip? Stable.", True),
+        # a letter right after a question's "?" is alone in its clause: the answer
+        ("compass_bearing", COMPASS_B, "Which landmark is closest? B.", True),
+        ("compass_bearing", COMPASS_B, "Which landmark is closest? C.", False),
+        ("compass_bearing", COMPASS_B, "Is it C? B.", False),  # C asked, B said: doubtful
     ],
 )
 def test_rules_read_the_answer_after_the_restated_question(rule, key, answer, accept) -> None:
