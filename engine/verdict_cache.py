@@ -116,8 +116,6 @@ class VerdictCache:
 
     def __init__(self, scorers: Sequence[Scorer]) -> None:
         self.entries: list[_RuleEntry | None] = [_rule_entry(s) for s in scorers]
-        self.hits = 0
-        self.misses = 0
 
     @classmethod
     def open(cls, scorers: Sequence[Scorer]) -> VerdictCache | None:
@@ -146,9 +144,6 @@ class VerdictCache:
                 if value is not MISS:
                     entry.used[ident] = value
             out.append(value)
-        found = sum(value is not MISS for value in out)
-        self.hits += found
-        self.misses += len(out) - found
         return out
 
     def remember(self, phase: str, items: Sequence[tuple[int, str, Any]], values: Sequence[Any]) -> None:

@@ -692,9 +692,7 @@ def _score_chunk(phase: str, items) -> tuple:
 
 def plain_outcomes(phase: str, outcomes: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
     """Outcomes as plain data: a verdict becomes a tuple (``Verdict(*value)`` makes it again)."""
-    if phase == "line":
-        return [(verdict_tuple(v), slow) for v, slow in outcomes]
-    return outcomes
+    return [(_plain(phase, v), slow) for v, slow in outcomes]
 
 
 def _exit_with_parent(poll_seconds: float = 0.2, folder: str | None = None) -> None:
