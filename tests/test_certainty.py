@@ -90,8 +90,10 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
     assert f.rows >= 9_000
     # measured 0.923; 32 of 37 (0.865) once the `pair` kind read "unstable at C/B" as a joint: the
     # new unmarked miss is ps-288, a label disputed (tests/test_rule_physical_stability.py, DISPUTED)
-    # that a sign for it would mark 80 right verdicts to catch
-    assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.86, (f.wrong_marked, f.wrong)
+    # that a sign for it would mark 80 right verdicts to catch; 30 of 35 (0.857) once a short
+    # question labelled its answer and keyboard typos were read (b12-gear_train-007 and -105, one
+    # of them a marked miss, read right)
+    assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.85, (f.wrong_marked, f.wrong)
     # issue 39 pruned the signs that marked right verdicts only (measured on these rows and the
     # fresh r4 sets' tune rows): 0.729 of accept-or-reason misses marked (was 0.823), 4.9% marked
     assert f.wrong_vr_marked / f.wrong_vr >= 0.72, (f.wrong_vr_marked, f.wrong_vr)  # measured 0.729

@@ -186,10 +186,25 @@ def test_a_noun_waits_for_its_predicate_across_topic_keeping_ends(keeping: str) 
     assert values(claims) == {"speed": [], "direction": ["unchanged"]}, keeping
 
 
-@pytest.mark.parametrize("ending", [";", ".", "!", "?", "|", "but", "because"])
+@pytest.mark.parametrize("ending", [";", ".", "!", "|", "but", "because"])
 def test_other_ends_close_the_topic(ending: str) -> None:
     claims = read("#direction", f"B:{ending}", "speed=stay the same!")
     assert values(claims) == {"speed": ["stay the same"], "direction": []}, ending
+
+
+def test_a_short_question_of_no_claim_labels_the_answer_after_it() -> None:
+    """"Direction? Unchanged.": the question names the kind its bare answer is about."""
+    claims = read("#direction", "B:?", "speed=stay the same!")
+    assert values(claims) == {"speed": [], "direction": ["unchanged"]}
+
+
+def test_a_question_of_more_words_or_with_a_claim_closes_the_topic() -> None:
+    """Five words ("So what about its direction?") are more than a label; a claim before the "?"
+    ("Direction unchanged?") makes it a question of that claim, not a label."""
+    long = read("so", "what", "about", "its", "#direction", "B:?", "speed=stay the same!")
+    assert values(long) == {"speed": ["stay the same"], "direction": []}
+    claimed = read("direction=unchanged", "B:?", "speed=stay the same!")
+    assert values(claimed)["speed"] == ["stay the same"]
 
 
 def test_a_bare_predicate_after_a_claim_speaks_of_the_last_topic() -> None:

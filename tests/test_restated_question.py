@@ -80,6 +80,16 @@ def test_restated_sentences_are_dropped_and_nothing_else(text: str, kept: str) -
         ("compass_bearing", COMPASS_B, "Which landmark is closest? B.", True),
         ("compass_bearing", COMPASS_B, "Which landmark is closest? C.", False),
         ("compass_bearing", COMPASS_B, "Is it C? B.", False),  # C asked, B said: doubtful
+        # a question asking which value ("which", "what", "how", "where") restates, even where its
+        # "?" is the grammar's own hedge after a value word; a claim asked back stays hedged
+        ("optical_illusion", "yes; actually equal", "Yes. Which is actually bigger? Neither.", True),
+        ("optical_illusion", "yes; actually equal", "Yes. Which is bigger? Neither, they are equal.", True),
+        ("optical_illusion", "yes; element B is actually bigger", "Yes. B is bigger?", False),
+        # a short question of no claim labels the answer after it
+        ("gear_train", "stay the same; direction unchanged",
+         "Speed of D? Stays the same. Direction? Unchanged.", True),
+        ("gear_train", "stay the same; direction reversed",
+         "Speed of D? Stays the same. Direction? Unchanged.", False),
     ],
 )
 def test_rules_read_the_answer_after_the_restated_question(rule, key, answer, accept) -> None:

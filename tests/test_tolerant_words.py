@@ -1,5 +1,6 @@
-"""Tolerant words (issue 33, item 3): a long value word misspelt by one swap, or one letter extra
-or missing inside it, is read as that word and marked uncertain; a rule may ask for exact words."""
+"""Tolerant words (issue 33, item 3): a long value word misspelt by one swap, one letter extra or
+missing inside it, or one letter for its keyboard neighbour, is read as that word and marked
+uncertain; a rule may ask for exact words."""
 
 from __future__ import annotations
 
@@ -23,6 +24,15 @@ from keyaudit.engine.rule_language.scoring.scorer import Scorer
         ("slowed", "slower", False),  # inflections differ in the last two letters
         ("increases", "increase", False),
         ("chances", "changes", False),  # one letter for another: another word
+        ("charge", "change", False),  # ... unless it is the key next to it
+        ("botton", "bottom", True),  # m and n are neighbours; "bottom" does not inflect there
+        ("colunn", "column", True),
+        ("colum", "column", True),  # the last letters of a word that does not inflect there
+        ("bottm", "bottom", True),
+        ("biggr", "bigger", False),  # "-er" inflects: a letter missing there is another word
+        ("large", "larger", False),
+        ("loser", "lower", False),  # a neighbouring key, but a word shorter than six letters
+        ("stpble", "stable", False),  # p and a are no neighbours
         ("stable", "stable", False),
     ],
 )

@@ -197,6 +197,10 @@ CONTRAST_WORDS = frozenset({"but", "though", "although", "however"})
 TOPIC_KEEPING = frozenset(
     {",", ":", "—", "–", "-", "--", "(", ")", "[", "]", "and", "and then", "as", "if", "otherwise", "unless"}
 )
+#: Most words of a question that labels the answer after it ("Direction? Unchanged.", "Speed of D?
+#: Stays the same."): a sentence this short, ended by "?" with no claim in it, keeps its topic as
+#: ":" does, so a bare value after it is about the kind it named.
+LABEL_QUESTION_WORDS = 4
 #: ... and the one that joins a noun to the next one's predicate ("speed and direction both
 #: unchanged"; "or", "/" and "nor" join too).
 JOINERS = frozenset({"and", ","})
@@ -228,6 +232,8 @@ QUESTION_OPENERS = frozenset(
     {"is", "are", "was", "were", "does", "do", "did", "would", "will", "can", "could", "should",
      "has", "have", "what", "which", "how", "where", "whether"}
 )
+#: ... of those, the ones that ask which value, not whether one holds ("Which is bigger?").
+WH_OPENERS = frozenset({"what", "which", "how", "where"})
 CLAIM_FIELDS = _CLAIM_FIELDS | {"text"}
 KIND_FIELDS = frozenset({"values", "hedged", "claims", "denied", "context"})
 
@@ -381,6 +387,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     sentence_start = 0  # index in `found` of the current sentence's first claim
     sentence_words = 0
     sentence_asking = False
+    sentence_wh = False  # ... with "which", "what", "how" or "where" (no yes/no question)
     sentence_alt = False
     # Inside a contrast ("unlike X ..."): the parenthesis depth it opened at, until it ends.
     # "would only ... if", "would be X only if": claims said of a supposed world, not the answer
@@ -478,6 +485,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 asking = lowered in QUESTION_OPENERS
             if sentence_words == 0 and isinstance(item, Leaf):
                 sentence_asking = lowered in QUESTION_OPENERS
+                sentence_wh = lowered in WH_OPENERS
             clause_words += 1
             sentence_words += 1
             sentence_alt = sentence_alt or kind == "alt"
@@ -510,7 +518,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             continue
         if kind in ("boundary", "alt") or (kind == "neg" and lowered == "nor"):
             joins = kind != "boundary" or word in JOINERS
-            if kind == "boundary" and word not in TOPIC_KEEPING:
+            # "Direction? Unchanged.": a short question of no claim labels the answer after it
+            labels_next = word == "?" and len(found) == sentence_start and 0 < sentence_words <= LABEL_QUESTION_WORDS
+            if kind == "boundary" and word not in TOPIC_KEEPING and not labels_next:
                 flush()
                 topic, chain = None, None
             elif joins:
@@ -589,6 +599,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 modal_at, hypothetical = None, False
             if word in _SENTENCE_ENDS:
                 sentence_start, sentence_words, sentence_asking, sentence_alt = len(found), 0, False, False
+                sentence_wh = False
             hedge_in_clause = other_subject = False
             lead = 0
             if word in CONDITIONAL_WORDS:
@@ -615,6 +626,13 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             topic = noun_kind
         elif kind == "neg":
             negating, words_since_neg = True, 0
+        elif kind == "hedge" and sentence_wh and item.text().strip() == "?":
+            # "Which is actually bigger? Neither.": a grammar's own "?" after a value word ends a
+            # sentence that opened with "which", "what", "how" or "where": it restates the question
+            # ("Is it C? B." offers C as a guess, and stays doubtful)
+            for claim in found[sentence_start:]:
+                claim.asked = True
+            sentence_start, sentence_words, sentence_asking, sentence_wh = len(found), 0, False, False
         elif kind == "hedge":
             hedged_clauses.add(clause)
             hedge_waiting = hedge_in_clause = True

@@ -9,11 +9,13 @@ that word. Every such reading is named among the verdict's uncertain reasons ("r
 ``[answer] exact_words = true`` and reads none (the seed's status is exactly stable or unstable).
 
 Which edits: two neighbouring letters swapped (the commonest typo), anywhere after the first
-letter; or one letter extra or missing inside the word, never its first letter and never its last
-two. The last two are where English inflects ("slowed" / "slower", "increases" / "increased"): a
-word that differs there is another word, not a typo. One letter *for* another is not read: it
-makes another word too often ("changes" / "chances", "charge" / "change"), and the grammars'
-regular expressions know words their word lists do not show.
+letter; or one letter extra or missing inside the word, never its first letter; or, in a word of
+six letters or more, one letter for the key next to it on a keyboard ("botton", "colunn"). An edit
+in the last two letters is read only where neither word ends as English inflects ("slowed" /
+"slower", "increases" / "increased", "large" / "larger": another word, not a typo), so "colum" is
+"column" and "bottm" "bottom". Any other letter for another is not read: it makes another word too
+often ("changes" / "chances", "charge" / "change"), and the grammars' regular expressions know words
+their word lists do not show.
 """
 
 from __future__ import annotations
@@ -33,17 +35,42 @@ def one_edit(typed: str, known: str) -> bool:
     if typed == known or typed[0] != known[0]:
         return False
     n, m = len(typed), len(known)
+    tail_free = not (_inflected(typed) or _inflected(known))
     if n == m:
         diffs = [i for i in range(n) if typed[i] != known[i]]
         if len(diffs) == 2 and diffs[1] == diffs[0] + 1:
             i = diffs[0]
             return typed[i] == known[i + 1] and typed[i + 1] == known[i]
-        return False  # one letter for another makes other words too often ("changes", "chances")
+        if len(diffs) == 1 and m >= MIN_SUBSTITUTED and (diffs[0] < m - 2 or tail_free):
+            return _next_keys(typed[diffs[0]], known[diffs[0]])
+        return False
+    reach = 2 if tail_free else 0  # how far into the last two letters an edit may fall
     if n == m + 1:  # one letter extra in typed
-        return any(typed[:i] + typed[i + 1 :] == known for i in range(1, m - 1))
+        return any(typed[:i] + typed[i + 1 :] == known for i in range(1, m - 1 + reach))
     if n == m - 1:  # one letter missing from typed
-        return any(known[:i] + known[i + 1 :] == typed for i in range(1, m - 2))
+        return any(known[:i] + known[i + 1 :] == typed for i in range(1, m - 2 + reach))
     return False
+
+
+#: Shortest word in which one letter for its keyboard neighbour is read as a typo.
+MIN_SUBSTITUTED = 6
+#: Endings where English inflects or derives: an edit there makes another word.
+_INFLECTED = ("s", "d", "r", "y", "e", "ing", "en", "st", "ly")
+_KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+#: Each letter's place on a keyboard (rows staggered by a quarter and a half key).
+_KEY_AT = {c: (row, col + (0, 0.25, 0.75)[row]) for row, keys in enumerate(_KEY_ROWS) for col, c in enumerate(keys)}
+
+
+def _inflected(word: str) -> bool:
+    return word.endswith(_INFLECTED)
+
+
+def _next_keys(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are neighbouring keys (on a row or diagonally)."""
+    if a not in _KEY_AT or b not in _KEY_AT:
+        return False
+    (ra, ca), (rb, cb) = _KEY_AT[a], _KEY_AT[b]
+    return abs(ra - rb) <= 1 and abs(ca - cb) <= 1
 
 
 #: Most words whose reading one :class:`TolerantWords` remembers before it starts afresh.
