@@ -34,7 +34,7 @@ def labelled_rows() -> list[tuple[str, dict]]:
     rows = []
     for path in sorted(DATA.glob("*.jsonl")):
         rule = rule_of(path)
-        if rule is None or path.stem.endswith(("_r4a", "_r4b", "_r5a", "_r5b", "_r6a", "_r6b")):
+        if rule is None or path.stem.endswith(("_r4a", "_r4b", "_r5a", "_r5b", "_r6a", "_r6b", "_r7a", "_r7b")):
             continue  # the fresh sets: tests/test_fresh_sets.py and tests/test_decision_certainty.py
         rows += [(rule, json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
     return rows

@@ -1,8 +1,10 @@
-"""The fresh independent sets of issue 33, three rounds of two authors each: round 4
+"""The fresh independent sets of issue 33, four rounds of two authors each: round 4
 (``*_r4a.jsonl``, ``*_r4b.jsonl``, 940 cases), round 5 (``*_r5a.jsonl``, ``*_r5b.jsonl``, 990 cases,
 written from two varied briefs: wordings as they come out of logs, and careful reasoners who weigh
-alternatives) and round 6 (``*_r6a.jsonl``, ``*_r6b.jsonl``, 792 cases: the messy middle of real
-logs, and frontier models that explain and verify), over the 11 bundled rules, written by two authors who saw only each rule's question, real keys and documented
+alternatives), round 6 (``*_r6a.jsonl``, ``*_r6b.jsonl``, 792 cases: the messy middle of real
+logs, and frontier models that explain and verify) and round 7 (``*_r7a.jsonl``, ``*_r7b.jsonl``, 660
+cases: answers from evaluation harnesses nobody cleaned up, and short confident final lines from many
+model sizes), over the 11 bundled rules, written by two authors who saw only each rule's question, real keys and documented
 semantics, never the grammars, rules or tests, in several model families' styles with the hard
 wordings asked for. Scored before any tuning on them (first figures in
 tests/data/phrasings/README.md). Each row has a ``split``: ``tune`` rows may be looked at; ``holdout``
@@ -25,7 +27,7 @@ from keyaudit.engine.rule_language.rules.rule import load_rule
 from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
 DATA = Path(__file__).parent / "data" / "phrasings"
-ROUNDS = {"r4": 60, "r5": 45, "r6": 36}  # round and the fewest rows a rule's set of it has
+ROUNDS = {"r4": 60, "r5": 45, "r6": 36, "r7": 30}  # round and the fewest rows a rule's set of it has
 SETS = [p for r in ROUNDS for author in "ab" for p in sorted(DATA.glob(f"*_{r}{author}.jsonl"))]
 KNOWN = {
     case: miss
