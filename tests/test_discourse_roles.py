@@ -107,6 +107,19 @@ COUNTERFACTUALS = [
      "If A were the driver D would slow, but A is an idler here, so D's speed stays the same and direction is unchanged", True),
     ("projectile_motion", "hits; at 9.6 m",
      "If it were launched 2 m/s faster it would clear, but as it is it hits, at 9.6 m.", True),
+    # "if ... would ..." beside a plain value of the same kind, before or after it, with no turn
+    # word: the supposition is set aside ("; as drawn", "; right now", "clears ...; if ...")
+    ("gauge_reading", "yes; new value 125",
+     "If the maximum were 150 it would not exceed; as drawn (max 100) it does — new value 125", True),
+    ("gauge_reading_l4", "no", "If the needle rose another 15 it would be in the red; right now it is safe.", True),
+    ("projectile_motion", "clears; by 26.2 m", "Clears by 26.2 m; if the wall were 40 m tall it would hit it", True),
+    ("surface_topology_l4", "-2; orientable", "If it had one handle χ would be 0; with two handles χ = -2; orientable", True),
+    ("surface_topology_l4", "0; orientable", "If it had one handle χ would be 0; with two handles χ = -2; orientable", False),
+    # ... but "V1 if ..., V2 otherwise" stays two values offered, and a supposition alone (the
+    # question's own premise restated) is the answer, under its condition
+    ("projectile_motion", "clears; by 26.2 m", "Clears by 26.2 m if g = 9.8, otherwise it would hit", False),
+    ("gear_train", "decrease; direction unchanged",
+     "If A's tooth count were doubled, D would slow down; direction unchanged", True),
     # no modal consequence, or no turn back: the condition's claims still count
     ("compass_bearing", COMPASS_A, "If the bearing is as given, B, but I am not sure; A.", False),
     ("gear_train", "stay the same; direction unchanged",

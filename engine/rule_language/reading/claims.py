@@ -41,6 +41,7 @@ The rule reads the result as ``claims.<kind>.values``, ``claims.<kind>.hedged``,
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -219,6 +220,8 @@ CONTRAST_OPENERS = frozenset(
 CONTRAST_KEEPING = frozenset({"(", ")", "[", "]", ":", "and", "as", "which means", "meaning"})
 #: Modal words that, with "only" ("would only ... if", "would be X only if"), make a counterfactual.
 HYPOTHETICAL_MODALS = frozenset({"would", "could", "'d"})
+#: A modal word inside a claim's own words ("would not exceed", "would be 0").
+_MODAL_IN = re.compile(r"(?i)\b(?:would|could)\b|'d\b")
 #: Boundary words after which the model speaks of the real case again ("..., so it is unchanged").
 SUPPOSITION_ENDS = frozenset({"so", "thus", "hence", "therefore", "but", "however", "whereas"})
 #: Of those, the ones that turn back from a supposed world to the real one: "if the bearing were
@@ -394,6 +397,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     modal_at: int | None = None  # index in `found` at the sentence's last "would"/"could"
     supposed_from: int | None = None  # index in `found` at the sentence's last "if"
     supposed_modal = False  # a "would"/"could" since that "if"
+    supposed: list[Claim] = []  # claims of an "if ... would ..." supposition, once it has ended
+    complementary = False  # the sentence said "otherwise": its conditions offer values side by side
     hypothetical = False
     previous_word = current_word = ""
     # "clears; by 2.6 m?": a line whose last sentence ends with "?" asks its answer, not says it;
@@ -454,6 +459,10 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 spans.append([span_from, item.start])
                 span_from = None
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
+        if supposed_from is not None and not supposed_modal and (kind in atoms or not isinstance(item, Leaf)):
+            # "if the maximum were 150 it would not exceed": a claim's or a negation's own words
+            # may hold the modal
+            supposed_modal = _MODAL_IN.search(item.text()) is not None
         # the item's words, read once: a clause end, a negation ("nor") or a plain word
         lowered = (
             item.text().strip().lower()
@@ -591,9 +600,15 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 for claim in found[supposed_from:]:  # "if X were Y, Z would ..., but ...": supposed
                     claim.hypothetical, claim.about_target = True, False
                 conditional = False  # what follows the turn is said of the real case
+            if word in _SENTENCE_ENDS:
+                complementary = False
+            elif word == "otherwise":
+                complementary = True  # "V1 if ..., otherwise V2 would ...": two values offered
             if word == "if":
                 supposed_from, supposed_modal = len(found), False
             elif word in _SENTENCE_ENDS or word in SUPPOSITION_ENDS or word in COUNTERFACTUAL_TURNS:
+                if supposed_modal and supposed_from is not None and not complementary:
+                    supposed.extend(found[supposed_from:])
                 supposed_from, supposed_modal = None, False
             if word in _SENTENCE_ENDS or word in SUPPOSITION_ENDS:
                 modal_at, hypothetical = None, False
@@ -694,6 +709,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             carry, negating = claim.negated, False
             last_claim = claim
     flush()
+    if supposed_modal and supposed_from is not None and not complementary:
+        supposed.extend(found[supposed_from:])
+    _set_aside_suppositions(supposed, found)
     if look_back is not None:
         hedged_clauses.add(look_back)
     if hedge_in_clause and other_subject and not claim_in_clause:
@@ -710,6 +728,27 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     return ClaimSet(
         {kind: _resolve(kind, values, found) for kind, values in spec.kinds.items()}, used, spans
     )
+
+
+def _set_aside_suppositions(supposed: list[Claim], found: list[Claim]) -> None:
+    """"If the needle rose another 15 it would be in the red; right now it is safe", "clears by
+    26.2 m; if the wall were 40 m tall it would hit it": where the line also says a value of the
+    same kind plainly (no condition, no supposition, not corrected or asked), an "if ... would ..."
+    supposition's claims of that kind are a counterfactual the answer sets beside its own, not a
+    second answer. Where it does not, the supposition may be the question's own premise
+    restated ("if A's teeth were doubled, D would slow down"): it stays the answer, conditional."""
+    if not supposed:
+        return
+    inside = {id(c) for c in supposed}
+    plain = {
+        c.kind
+        for c in found
+        if id(c) not in inside and c.about_target
+        and not (c.conditional or c.hypothetical or c.retracted or c.asked or c.contrasted)
+    }
+    for claim in supposed:
+        if claim.kind in plain and claim.about_target:
+            claim.hypothetical, claim.about_target = True, False
 
 
 #: The ends of a line's sentences, for a "?" that asks the whole last one.
