@@ -1,11 +1,13 @@
-"""Two answer forms read once for every rule (issue 33, round 6's misses): decimals spelled in
-words ("fourteen point seven metres") and an answer written as a flat JSON object."""
+"""Answer forms read once for every rule (issue 33, rounds 6 and 7's misses): decimals spelled in
+words ("fourteen point seven metres"), an answer written as a flat JSON object, and an answer line's
+layout (a padding label, a one-line table, numbered sub-answers, proper fractions)."""
 
 from __future__ import annotations
 
 import pytest
 
 from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.reading.answer_layout import read_layout
 from keyaudit.engine.rule_language.reading.json_answer import MAX_FIELDS, read_json_object
 from keyaudit.engine.rule_language.reading.spelled_decimals import spell_decimals
 from keyaudit.engine.rule_language.rules.rule import load_rule
@@ -80,5 +82,49 @@ def test_a_long_json_object_is_data_not_an_answer() -> None:
     ],
 )
 def test_rules_read_both_forms(rule: str, key: str, answer: str, accept: bool) -> None:
+    verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
+    assert verdict.accept is accept, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("Final: landmark C, about 250 units", "landmark C, about 250 units"),
+        ("Result: stable (all supported)", "stable (all supported)"),
+        ("Final answer - B", "B"),
+        ("finally stable", "finally stable"),  # a word, not a padding label
+        ("| Nearest landmark | Distance | | B | ~97 units |", "Nearest landmark: B; Distance: ~97 units"),
+        ("| a | b | |---|---| | 1 | 2 |", "a: 1; b: 2"),
+        ("| a | b | | 1 |", "| a | b | | 1 |"),  # rows of different lengths: no table
+        ("1) χ = 0 2) non-orientable", "χ = 0; non-orientable"),
+        ("1. Status: stable 2. Lowest failing joint: none", "Status: stable; Lowest failing joint: none"),
+        ("2) only", "2) only"),  # a list starts at 1
+        ("1) alone", "1) alone"),  # ... and has two items
+        ("Yes, by 1/2", "Yes, by 0.5"),
+        ("by 3/4 of a unit", "by 0.75 of a unit"),
+        ("by 2/3", "by 2/3"),  # no short decimal
+        ("the C/B joint", "the C/B joint"),
+        ("12/5", "12/5"),
+        ("on 1/2/2026", "on 1/2/2026"),
+        ("5/4", "5/4"),  # not a proper fraction
+    ],
+)
+def test_an_answer_lines_layout_is_read_as_clauses(text: str, read: str) -> None:
+    assert read_layout(text) == read
+
+
+@pytest.mark.parametrize(
+    ("rule", "key", "answer", "accept"),
+    [
+        ("compass_bearing", "B; projected endpoint is closest to B (97.3 map units away; bearing difference 30.0 degrees)",
+         "| Closest | Distance | | B | 97 units |", True),
+        ("physical_stability", "stable; after removing block E, every cumulative center of mass remains within its supporting base",
+         "Final: stable - every centre of mass is supported", True),
+        ("gauge_reading_l4", "yes; exceeds threshold by 0.5", "Yes, by 1/2", True),
+        ("gauge_reading_l4", "yes; exceeds threshold by 0.5", "Yes, by 3/4", False),
+        ("surface_topology_l4", "0; non-orientable", "1) 0 2) non-orientable", True),
+    ],
+)
+def test_rules_read_the_layout(rule: str, key: str, answer: str, accept: bool) -> None:
     verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
     assert verdict.accept is accept, verdict.reason

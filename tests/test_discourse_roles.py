@@ -56,6 +56,12 @@ CONTRASTS = [
     ("gear_train", "decrease; direction unchanged", "D slows down, unlike B; direction unchanged", True),
     ("projectile_motion", "increase", "increase (compared with a flatter shot: stay the same)", True),
     ("projectile_motion", "stay the same", "increase (compared with a flatter shot: stay the same)", False),
+    # a relative clause after the compared thing ("unlike X, which ...") is about it too, to its end
+    ("gauge_reading", "no; new value 85", "No, new value 85, unlike the pressure gauge before, which went over the top", True),
+    ("gear_train", "stay the same; direction unchanged",
+     "Stays the same, unlike the idler, which now turns slower; direction unchanged", True),
+    ("gear_train", "stay the same; direction unchanged",
+     "Unlike the idler, which stays the same, D slows down; direction unchanged", False),
 ]
 
 

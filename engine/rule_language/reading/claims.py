@@ -216,6 +216,8 @@ CONTRAST_OPENERS = frozenset(
     {"unlike", "compared with", "compared to", "in contrast to", "in contrast with", "contrary to",
      "by contrast with", "in comparison to", "in comparison with"}
 )
+#: Words opening a relative clause: after "unlike X," they go on speaking of X.
+RELATIVE_WORDS = frozenset({"which", "who", "whose", "where", "that"})
 #: Boundaries that end a contrast (a parenthesis or a ":" inside it does not).
 CONTRAST_KEEPING = frozenset({"(", ")", "[", "]", ":", "and", "as", "which means", "meaning"})
 #: Modal words that, with "only" ("would only ... if", "would be X only if"), make a counterfactual.
@@ -407,6 +409,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     ends_asking = False  # the last items are a "?" (and closing brackets)
     contrast_depth: int | None = None
     contrast_subject: str | None = None  # the entity it compares with ("unlike gear B ...")
+    contrast_comma = False  # a "," inside a contrast: it ends unless a relative clause follows
+    contrast_relative = False  # the contrast goes on through a relative clause, to its end
     depth = 0
     # "A (the driver) keeps its RPM": the subject before a parenthesis without claims holds after it
     paren_subject: str | None = None
@@ -459,6 +463,14 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 spans.append([span_from, item.start])
                 span_from = None
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
+        if contrast_comma:
+            # "unlike tank A, which needs 20 min, E ...": a relative clause after the compared
+            # thing is about it too; anything else after the comma is the answer again
+            contrast_comma = False
+            if isinstance(item, Leaf) and kind not in atoms and item.text().strip().lower() in RELATIVE_WORDS:
+                contrast_relative = True
+            else:
+                contrast_depth = None
         if supposed_from is not None and not supposed_modal and (kind in atoms or not isinstance(item, Leaf)):
             # "if the maximum were 150 it would not exceed": a claim's or a negation's own words
             # may hold the modal
@@ -550,7 +562,11 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 if contrast_depth is not None and depth < contrast_depth:
                     contrast_depth = None  # "(unlike X: 2)": the parenthesis held the contrast
             if contrast_depth is not None and word not in CONTRAST_KEEPING and not contrast_depth:
-                contrast_depth = None  # inside a parenthesis, the contrast lasts until it closes
+                if word == "," and not contrast_relative:
+                    contrast_comma = True  # "unlike tank A, which ...": the next word decides
+                else:
+                    contrast_depth = None  # inside a parenthesis, the contrast lasts until it closes
+                contrast_relative = False
             if word in CONTRAST_OPENERS:
                 contrast_depth, contrast_subject = depth, None
             if look_back is not None:  # the contrast clause ended without a claim of its own

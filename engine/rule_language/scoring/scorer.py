@@ -23,6 +23,7 @@ from typing import Any
 from ...errors import ExpressionError
 from ...load.answer_line import find_answer_line
 from ...load.timelimit import ANSWER_SECONDS, TimeLimitExceeded, time_limit
+from ..reading.answer_layout import read_layout
 from ..reading.asides import move_asides
 from ..reading.ast import Node, format_tree
 from ..reading.certainty import OFFERING_CLAUSE, grammar_vocabulary, unplaced_material
@@ -209,13 +210,15 @@ def normalise_characters(text: str, fmt: AnswerFormat, limit: int | None = None)
 def clean_answer(text: str, fmt: AnswerFormat) -> str:
     """Normalise the text (LaTeX, compatibility forms, answer markers: :mod:`..reading.normalise`;
     decimals in words in digits, :mod:`..reading.spelled_decimals`; a flat JSON object as its fields,
-    :mod:`..reading.json_answer`), then apply the rule's ``[answer]`` cleaning: replacements, deletions, the question restated set
+    :mod:`..reading.json_answer`; a padding label, a one-line table, numbered sub-answers and proper
+    fractions as plain clauses, :mod:`..reading.answer_layout`), then apply the rule's ``[answer]`` cleaning: replacements, deletions, the question restated set
     aside (:mod:`..reading.restated`), whitespace, asides moved
     behind their sentence (:mod:`..reading.asides`), trimming.
 
     The text is cut to :data:`MAX_ANSWER_CHARS` first and again at the end.
     """
-    text = normalise_characters(normalise(read_json_object(cut_answer(text))).text, fmt, MAX_ANSWER_CHARS)
+    text = read_layout(normalise(read_json_object(cut_answer(text))).text)
+    text = normalise_characters(text, fmt, MAX_ANSWER_CHARS)
     text = spell_decimals(text)
     text = drop_restated_question(text, fmt.question_words, fmt.question_runs)
     if fmt.tolerant is not None:
