@@ -126,6 +126,13 @@ COUNTERFACTUALS = [
     ("projectile_motion", "clears; by 26.2 m", "Clears by 26.2 m if g = 9.8, otherwise it would hit", False),
     ("gear_train", "decrease; direction unchanged",
      "If A's tooth count were doubled, D would slow down; direction unchanged", True),
+    # what an indefinite other object would give ("a torus would be 0") is no claim about this one
+    ("surface_topology_l4", "2; orientable", "2; orientable, like a sphere; a torus would be 0", True),
+    ("surface_topology_l4", "0; orientable", "2; orientable, like a sphere; a torus would be 0", False),
+    ("physical_stability_l4", "tips between block B and block A", "A would hold C, but B slides off A", True),
+    # "had X been Y" is a supposition as "if X were Y" is
+    ("compass_bearing", COMPASS_A, "A; had the bearing been 180°, B would have been nearest", True),
+    ("compass_bearing", COMPASS_A, "B; had the bearing been 180°, A would have been nearest", False),
     # no modal consequence, or no turn back: the condition's claims still count
     ("compass_bearing", COMPASS_A, "If the bearing is as given, B, but I am not sure; A.", False),
     ("gear_train", "stay the same; direction unchanged",
@@ -186,3 +193,15 @@ def test_a_counterfactual_names_its_role() -> None:
 def test_matrix_wordings_are_read_for_every_rule(rule: str, key: str, answer: str, accept: bool) -> None:
     verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
     assert verdict.accept is accept, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("rule", "key", "answer", "accept"),
+    [
+        ("fbd", "direction (344.1 degrees; 0=right, 90=up)", "344.1 deg prob.", False),
+        ("fbd", "direction (344.1 degrees; 0=right, 90=up)", "344.1 deg, prolly", False),
+        ("fbd", "direction (344.1 degrees; 0=right, 90=up)", "344.1 deg (problem solved)", True),
+    ],
+)
+def test_abbreviated_hedges_hedge(rule, key, answer, accept) -> None:
+    assert verdict(rule, key, answer).accept is accept

@@ -132,7 +132,6 @@ KNOWN_LIMITS = {
     "g42-114": "hedge 'doesn't appear to be a danger zone' on a no-zone phrasing the lexicon does not read; the bare 'so no' counts unhedged",
     "g42-119": "'Not in the danger zone / in the danger zone by 1': the slash carries the negation to the second claim (wrong status, not status conflict)",
     "g42-182": "'Is the needle in the danger zone? Yes.': the label form 'in the danger zone? Yes' swallows the restated question's '?' and the claim reads hedged",
-    "s42-026": "second blind set, not yet tuned on: labelled accept, read as euler conflict",
     "s42-035": "second blind set, not yet tuned on: labelled accept, read as orientability conflict",
     "s42-064": "second blind set, not yet tuned on: labelled accept, read as euler conflict",
     "s42-067": "second blind set, not yet tuned on: labelled accept, read as euler missing",

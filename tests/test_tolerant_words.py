@@ -124,6 +124,7 @@ def test_exact_words_must_be_true_or_false(tmp_path) -> None:
         ("a block slides", "a block slides"),  # the article
         ("i think d", "i think D"),  # the pronoun stays
         ("2 x faster", "2 x faster"),  # a times sign stays
+        ("after 30 s, 12 m up", "after 30 s, 12 m up"),  # a unit after a number stays
         ("D's speed", "D's speed"),
     ],
 )

@@ -230,8 +230,12 @@ SUPPOSITION_ENDS = frozenset({"so", "thus", "hence", "therefore", "but", "howeve
 #: 180° instead, B would be nearest, but at the given bearing it is D" — the "if" clause and its
 #: modal consequence before "but" are counterfactual (a condition the answer then sets aside).
 COUNTERFACTUAL_TURNS = frozenset({"but", "however", "whereas", "yet"})
+#: Words after an opening "a"/"an" that make it no article of an indefinite object.
+ARTICLE_NOT_NEXT = frozenset({"would", "could", "'d", "is", "was", "slides", "tips", ""})
 #: Boundary words that open a conditional clause.
-CONDITIONAL_WORDS = frozenset({"if", "otherwise", "unless", "when", "whenever", "provided"})
+CONDITIONAL_WORDS = frozenset({"if", "had", "otherwise", "unless", "when", "whenever", "provided"})
+#: ... of those, the ones that open a supposition ("if X were Y", "had X been Y").
+SUPPOSING_WORDS = frozenset({"if", "had"})
 #: First words of a clause that, ended by "?", restates the question rather than answering it.
 QUESTION_OPENERS = frozenset(
     {"is", "are", "was", "were", "does", "do", "did", "would", "will", "can", "could", "should",
@@ -400,6 +404,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
     supposed_from: int | None = None  # index in `found` at the sentence's last "if"
     supposed_modal = False  # a "would"/"could" since that "if"
     supposed: list[Claim] = []  # claims of an "if ... would ..." supposition, once it has ended
+    clause_leads: list[str] = []  # the current clause's first words ("a", "torus", "would")
+    clause_hypothetical = False  # the clause says what an indefinite other object would give
     complementary = False  # the sentence said "otherwise": its conditions offer values side by side
     hypothetical = False
     previous_word = current_word = ""
@@ -432,9 +438,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             value = about
         claim = Claim(kind, item, value, negated, at, about, conditional=conditional)
         claim.contrasted = contrast_depth is not None
-        claim.hypothetical = hypothetical
+        claim.hypothetical = hypothetical or clause_hypothetical
         about_target = from_subject or is_target(about)
-        claim.about_target = about_target and not claim.contrasted and not hypothetical
+        claim.about_target = about_target and not claim.contrasted and not claim.hypothetical
         found.append(claim)
         return claim
 
@@ -512,6 +518,17 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             sentence_alt = sentence_alt or kind == "alt"
         if word != "(":
             last_claim = None
+        if kind == "boundary":
+            clause_leads, clause_hypothetical = [], False
+        elif len(clause_leads) < 4:
+            # (the article as written: "A torus would ..." is one, "A would slide off" block A)
+            said = item.text().strip() if isinstance(item, Leaf) and kind not in atoms else ""
+            clause_leads.append(said.lower() if said in ("a", "an", "A", "An") or clause_leads else said)
+            modal = said.lower() in HYPOTHETICAL_MODALS if said else _MODAL_IN.match(item.text().strip()) is not None
+            if modal and 3 <= len(clause_leads) <= 4 and clause_leads[0] in ("a", "an") and clause_leads[1] not in ARTICLE_NOT_NEXT:
+                # "a torus would be 0", "a Klein bottle would be non-orientable": what another,
+                # indefinite, object would give is no claim about this one
+                clause_hypothetical = True
         if isinstance(item, Leaf) and kind not in atoms:
             if lowered in HYPOTHETICAL_MODALS:
                 modal_at = len(found)
@@ -620,7 +637,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 complementary = False
             elif word == "otherwise":
                 complementary = True  # "V1 if ..., otherwise V2 would ...": two values offered
-            if word == "if":
+            if word in SUPPOSING_WORDS:
                 supposed_from, supposed_modal = len(found), False
             elif word in _SENTENCE_ENDS or word in SUPPOSITION_ENDS or word in COUNTERFACTUAL_TURNS:
                 if supposed_modal and supposed_from is not None and not complementary:

@@ -148,18 +148,22 @@ LABEL_NOUNS = frozenset(
 )
 _LONE_LETTER = re.compile(r"(?<![A-Za-z0-9'’.])([a-z])(?![A-Za-z0-9'’]|\.[A-Za-z])")
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)\W*$")
+_AFTER_NUMBER = re.compile(r"\d\s?$")
 
 
 def capital_labels(text: str) -> str:
     """``text`` with one-letter labels written in lower case as the capitals they are ("closest
     to b", "b slides off a", "block c"), for a rule whose answers name things by letters
-    (``[answer] labels = true``). "x" stays (a times sign) and "i" stays (the pronoun); "a" is a
+    (``[answer] labels = true``). "x" stays (a times sign), "i" stays (the pronoun), a letter right
+    after a number stays (a unit: "30 s", "12 m"); "a" is a
     label only after a label noun or where no noun follows it ("off a.", "b and a")."""
 
     def capital(match: re.Match) -> str:
         letter = match.group(1)
         if letter in "xi":
             return letter
+        if _AFTER_NUMBER.search(text, 0, match.start()):
+            return letter  # "30 s", "12 m": a unit after a number, no label
         if letter == "a":
             before = _WORD_BEFORE.search(text, 0, match.start())
             after = text[match.end() : match.end() + 6]
