@@ -106,6 +106,12 @@ def test_probe_transformations() -> None:
     assert matrix._with_number_words("clears; by 2.6 m") is None
     assert matrix._lower_labels("joint between block B and block A") == "joint between block b and block A"
     assert matrix._typo("decrease; direction unchanged") == "decrease; diretcion unchanged"
+    # another object's value, said in a relative clause: one clause, no comma or ";" to end it
+    assert matrix._one_clause("unstable; after removing block E, the joint") == (
+        "unstable and after removing block E the joint"
+    )
+    other = next(b for name, b, _ in matrix.WORDINGS if name == "another object's claim")
+    assert other("stable", "unstable; at D-C", "") == ("stable, unlike the other one, which is unstable and at D-C", True)
 
 
 def test_stress_on_the_command_line(run_cli, tmp_path) -> None:

@@ -7,8 +7,9 @@ keys, so the expected verdict is known without a person labelling anything:
 * **minimum functionality**: a key restated as the answer is right for itself; a different key
   (one the rule tells apart) is wrong for it;
 * **invariance**: wrapping the answer (LaTeX, ``\\boxed{}``, an arrow, quotes, bold, a bullet),
-  restating the question before it, a contrast with the other value, lower-case labels, a typo in
-  a long word, numbers in words — the verdict must not change;
+  restating the question before it, a contrast with the other value, the other value said of
+  another object, lower-case labels, a typo in a long word, numbers in words — the verdict must not
+  change;
 * **directional**: a correction from wrong to right is right, from right to wrong is wrong; a
   hedge, a "?", "or <the other value>" or two values under complementary conditions make a
   right answer wrong.
@@ -119,6 +120,12 @@ def _typo(text: str) -> str | None:
     return text[: word.start()] + typo + text[word.end() :]
 
 
+def _one_clause(text: str) -> str:
+    """A key's clauses joined by "and", as a relative clause says them ("no and new value 35"),
+    without the commas that would end it."""
+    return re.sub(r"\s*,\s*", " ", re.sub(r"\s*;\s*", " and ", text))
+
+
 def _right_if_made(answer: str | None) -> tuple[str, bool] | None:
     """A transformed right answer, still right; None where the key offers nothing to transform."""
     return None if answer is None else (answer, True)
@@ -147,6 +154,8 @@ WORDINGS: list[tuple[str, Builder, str]] = [
      "different answers under complementary conditions"),
     ("contrast", lambda r, w, q: (f"{r} (unlike what a quick guess suggests: {w})", True),
      "a contrast with the other value"),
+    ("another object's claim", lambda r, w, q: (f"{r}, unlike the other one, which is {_one_clause(w)}", True),
+     "the other value said of another object"),
     ("lower-case labels", lambda r, w, q: _right_if_made(_lower_labels(r)),
      "one-letter labels in lower case"),
     ("typo", lambda r, w, q: _right_if_made(_typo(r)), "a typo in a long word"),

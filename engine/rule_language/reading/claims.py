@@ -473,7 +473,8 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             # "unlike tank A, which needs 20 min, E ...": a relative clause after the compared
             # thing is about it too; anything else after the comma is the answer again
             contrast_comma = False
-            if isinstance(item, Leaf) and kind not in atoms and item.text().strip().lower() in RELATIVE_WORDS:
+            first = item.text().strip().lower().split(" ", 1)[0]
+            if first in RELATIVE_WORDS and (kind in spec.kinds or kind not in atoms):
                 contrast_relative = True
             else:
                 contrast_depth = None

@@ -780,7 +780,7 @@ def _check_field_names(
     known |= {entry["name"] for entry in data.get("attribute", [])}
     known |= set(data.get("key", {}))  # target.<name>
     if claims is not None:
-        known |= set(claims.kinds) | CLAIM_FIELDS | KIND_FIELDS | {"hedged"}
+        known |= set(claims.kinds) | CLAIM_FIELDS | KIND_FIELDS | {"hedged", "context_spans"}
     for table in ("key", "output", "keys_check"):
         for name, source in data.get(table, {}).items():
             _check_source(loc, table, None, name, source, known)
