@@ -13,6 +13,7 @@ import pytest
 from hostile import assert_one_line_error
 
 from keyaudit.engine.load.locate import resolve_rule_path
+from keyaudit.engine.rule_language.rules.rule import load_rule
 
 KEY_GRAMMAR = "start: status REST?\nstatus: STATUS\nSTATUS: /stable|unstable/\nREST: /;.*/\n"
 ANSWER_GRAMMAR = (
@@ -137,7 +138,7 @@ def test_a_file_in_the_current_folder_does_not_shadow_a_bundled_rule(
 def test_a_lying_card_is_printed_as_its_authors_claim(tmp_path: Path, run_cli) -> None:
     """A card with the right version hash and "1,000,000 of 1,000,000 agreed" was printed as a
     measurement ("measured on the rule's files as they are now")."""
-    from keyaudit.engine.rule_language.rules.rule import load_rule
+    from keyaudit.engine.rule_language.rules.rule import load_rule  # noqa: PLC0415
     from keyaudit.engine.stats.rule_version import rule_version
 
     path = rule(tmp_path / "rule", "said == target.status")
@@ -161,3 +162,29 @@ def test_a_lying_card_is_printed_as_its_authors_claim(tmp_path: Path, run_cli) -
     for text in (result.flat, " ".join(markdown.read_text(encoding="utf-8").split())):
         assert "as its author recorded it (a claim that comes with the rule, not measured by keyaudit here)" in text
         assert "its validation card claims (its author's record, not measured here)" in text
+
+
+# ---- a component compared with a [key] value the rule does not define
+
+CLAIMS = '[claims]\nkinds = { status = ["stable", "unstable"] }\n'
+
+
+@pytest.mark.parametrize(
+    "component",
+    [
+        '[[component]]\nname = "time"\nkind = "choice"\nclaim = "status"\n',  # target.time
+        '[[component]]\nname = "both"\nkind = "compound"\nclaim = "status"\nparts = { status = "choice", time = "number" }\n',
+    ],
+)
+def test_a_component_compared_with_an_undefined_key_value_is_a_load_error(
+    tmp_path: Path, run_cli, component: str
+) -> None:
+    """It read null and made every answer "wrong" (found by a new rule's author, issue 33)."""
+    path = rule(tmp_path / "rule", "true", CLAIMS + component)
+    result = run_cli("test-rule", str(path), "--bench", str(benchmark(tmp_path / "b")))
+    assert_one_line_error(result.err, result.code, f"{path.name}:", "target.time", "[key] defines no 'time'")
+
+
+def test_a_component_with_its_own_key_or_a_defined_one_loads(tmp_path: Path, run_cli) -> None:
+    path = rule(tmp_path / "rule", "true", CLAIMS + '[[component]]\nname = "time"\nkind = "choice"\nclaim = "status"\nkey = "target.status"\n')
+    assert "time" in load_rule(path).outputs  # a component is an output of the rule
