@@ -9,7 +9,7 @@ import pytest
 from keyaudit.engine.load.locate import resolve_rule_path
 from keyaudit.engine.rule_language.reading.answer_layout import read_layout
 from keyaudit.engine.rule_language.reading.json_answer import MAX_FIELDS, read_json_object
-from keyaudit.engine.rule_language.reading.spelled_decimals import spell_decimals
+from keyaudit.engine.rule_language.reading.spelled_decimals import spell_decimals, spell_measures
 from keyaudit.engine.rule_language.rules.rule import load_rule
 from keyaudit.engine.rule_language.scoring.scorer import Scorer
 
@@ -128,3 +128,22 @@ def test_an_answer_lines_layout_is_read_as_clauses(text: str, read: str) -> None
 def test_rules_read_the_layout(rule: str, key: str, answer: str, accept: bool) -> None:
     verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
     assert verdict.accept is accept, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("Hits the building at twenty-seven metres", "Hits the building at 27 metres"),
+        ("makes it over, by seventeen metres", "makes it over, by 17 metres"),
+        ("twelve and a half minutes in", "12.5 minutes in"),
+        ("about half a metre", "about 0.5 metre"),
+        ("two hundred seventy degrees", "270 degrees"),
+        ("about forty-five map units away", "about 45 map units away"),
+        # no unit after it: left to the grammars ("one of them", "no one")
+        ("one of them", "one of them"),
+        ("seven", "seven"),
+        ("the seventh metre", "the seventh metre"),
+    ],
+)
+def test_whole_numbers_in_words_before_a_unit_are_written_in_digits(text: str, written: str) -> None:
+    assert spell_measures(text) == written

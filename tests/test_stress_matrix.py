@@ -118,14 +118,14 @@ def test_stress_on_the_command_line(run_cli, tmp_path) -> None:
     result = run_cli("test-rule", "gear_train", "--stress")
     assert result.code == 0, result.err
     assert "behavioural test matrix" in result.out and "correction to right" in result.out
-    # every bundled rule reads 100%: a copy of fbd that cannot read angles in words has gaps
+    # every bundled rule reads 100%: a copy of fbd that cannot read corrections has gaps
     rule = tmp_path / "fbd.toml"
     shutil.copy(resolve_rule_path("fbd"), rule)
     for grammar in ("fbd_key.lark", "fbd_answer.lark"):
         text = (bundled_grammar_dir() / grammar).read_text(encoding="utf-8")
-        (tmp_path / grammar).write_text(text.replace("| NUMBER_WORDS DEG)", ")"), encoding="utf-8")
+        (tmp_path / grammar).write_text(text.replace("| HEDGE | CORRECTION |", "| HEDGE |"), encoding="utf-8")
     failing = run_cli("test-rule", str(rule), "--stress", "--min-agreement", "99")
     assert failing.code == 1, failing.err
-    assert "below --min-agreement 99%" in failing.out and "number words" in failing.out
+    assert "below --min-agreement 99%" in failing.out and "correction to right" in failing.out
     refused = run_cli("test-rule", "gear_train", "--stress", "--cases", "x.jsonl")
     assert refused.code == 2

@@ -32,7 +32,7 @@ from ..reading.grammar import GrammarParseError
 from ..reading.json_answer import read_json_object
 from ..reading.normalise import normalise
 from ..reading.restated import drop_restated_question
-from ..reading.spelled_decimals import spell_decimals
+from ..reading.spelled_decimals import spell_decimals, spell_measures
 from ..reading.tolerant import capital_labels
 from ..rules.rule import (
     ANSWER_MISSING,
@@ -219,7 +219,7 @@ def clean_answer(text: str, fmt: AnswerFormat) -> str:
     """
     text = read_layout(normalise(read_json_object(cut_answer(text))).text)
     text = normalise_characters(text, fmt, MAX_ANSWER_CHARS)
-    text = spell_decimals(text)
+    text = spell_measures(spell_decimals(text))
     text = drop_restated_question(text, fmt.question_words, fmt.question_runs)
     if fmt.tolerant is not None:
         text = fmt.tolerant.correct(text)
