@@ -143,6 +143,8 @@ def test_rules_read_the_layout(rule: str, key: str, answer: str, accept: bool) -
         ("one of them", "one of them"),
         ("seven", "seven"),
         ("the seventh metre", "the seventh metre"),
+        # a misspelt number word before it may be part of the number: not read as its last part
+        ("fourty six and a half minutes", "fourty six and a half minutes"),
     ],
 )
 def test_whole_numbers_in_words_before_a_unit_are_written_in_digits(text: str, written: str) -> None:

@@ -68,9 +68,14 @@ _MEASURE = re.compile(
 _HALF = re.compile(rf"(?<![A-Za-z-])half\s+an?\s+(?={_UNIT}(?![A-Za-z]))", re.IGNORECASE)
 
 
+#: A word before a number in words that may be part of it, misspelt ("fourty six"): then the
+#: number is not read, rather than read as its last part.
+_NUMBER_LIKE_BEFORE = re.compile(r"(?:ty|teen|hundred|thousand|and)\s+$", re.IGNORECASE)
+
+
 def _measure(match: re.Match[str]) -> str:
     value = number_from_words(match.group(1))
-    if value is None:
+    if value is None or _NUMBER_LIKE_BEFORE.search(match.string, 0, match.start()):
         return match.group(0)
     return f"{value:g}{match.group(2) or ' '}"
 
