@@ -5,7 +5,8 @@ saw, the author's rule as written (never tuned on the set), the set, the author'
 set's summary. First figures, with the engine each author had: tank_drain 131 of 150 (87.3%, 19
 minutes of writing, at 257da0f), lens_shift 140 of 150 (93.3%, about 5 minutes by the tool's
 clock, at the commit that added the matrix's "another object's claim"). tank_drain reads 134 now:
-three of its misses (a contrast's relative clause, "1/3 h", "twenty-seven and a half minutes")
+three of its misses (a contrast's relative clause; "1/3 h", whose "h" [answer] labels no longer
+makes a capital; "twenty-seven and a half minutes")
 were read right by engine changes made after its misses were looked at, so that figure is after
 tuning.
 
