@@ -79,9 +79,17 @@ def test_a_long_json_object_is_data_not_an_answer() -> None:
          '{"status": "tips", "lowest_failing_joint": "B-A"}', True),
         ("physical_stability_l4", "tips between block B and block A",
          '{"status": "stable", "lowest_failing_joint": "none"}', False),
+        # the answer line's layout
+        ("compass_bearing", "B; projected endpoint is closest to B (97.3 map units away; bearing difference 30.0 degrees)",
+         "| Closest | Distance | | B | 97 units |", True),
+        ("physical_stability", "stable; after removing block E, every cumulative center of mass remains within its supporting base",
+         "Final: stable - every centre of mass is supported", True),
+        ("gauge_reading_l4", "yes; exceeds threshold by 0.5", "Yes, by 1/2", True),
+        ("gauge_reading_l4", "yes; exceeds threshold by 0.5", "Yes, by 3/4", False),
+        ("surface_topology_l4", "0; non-orientable", "1) 0 2) non-orientable", True),
     ],
 )
-def test_rules_read_both_forms(rule: str, key: str, answer: str, accept: bool) -> None:
+def test_rules_read_each_form(rule: str, key: str, answer: str, accept: bool) -> None:
     verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
     assert verdict.accept is accept, verdict.reason
 
@@ -111,23 +119,6 @@ def test_rules_read_both_forms(rule: str, key: str, answer: str, accept: bool) -
 )
 def test_an_answer_lines_layout_is_read_as_clauses(text: str, read: str) -> None:
     assert read_layout(text) == read
-
-
-@pytest.mark.parametrize(
-    ("rule", "key", "answer", "accept"),
-    [
-        ("compass_bearing", "B; projected endpoint is closest to B (97.3 map units away; bearing difference 30.0 degrees)",
-         "| Closest | Distance | | B | 97 units |", True),
-        ("physical_stability", "stable; after removing block E, every cumulative center of mass remains within its supporting base",
-         "Final: stable - every centre of mass is supported", True),
-        ("gauge_reading_l4", "yes; exceeds threshold by 0.5", "Yes, by 1/2", True),
-        ("gauge_reading_l4", "yes; exceeds threshold by 0.5", "Yes, by 3/4", False),
-        ("surface_topology_l4", "0; non-orientable", "1) 0 2) non-orientable", True),
-    ],
-)
-def test_rules_read_the_layout(rule: str, key: str, answer: str, accept: bool) -> None:
-    verdict = Scorer(load_rule(resolve_rule_path(rule))).score(key, f"ANSWER: {answer}")
-    assert verdict.accept is accept, verdict.reason
 
 
 @pytest.mark.parametrize(

@@ -458,6 +458,12 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 claim.retracted = src.retracted
         nouns.clear()
 
+    def end_supposition() -> None:
+        """An "if ... would ..." supposition ends (not one of "V1 if ..., otherwise V2"): its
+        claims may be set aside at the end (:func:`_set_aside_suppositions`)."""
+        if supposed_modal and supposed_from is not None and not complementary:
+            supposed.extend(found[supposed_from:])
+
     spans: list[list[int]] = []
     restarted = False  # a second answer starts (a correction, ", or", "otherwise"), no claim since
     span_from: int | None = None  # where the current contrast or supposition began
@@ -469,11 +475,12 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
                 spans.append([span_from, item.start])
                 span_from = None
         kind = TRIGGER_TERMINALS.get(item.kind, item.kind)
+        written = item.text().strip()  # the item's words as the model wrote them
         if contrast_comma:
             # "unlike tank A, which needs 20 min, E ...": a relative clause after the compared
             # thing is about it too; anything else after the comma is the answer again
             contrast_comma = False
-            first = item.text().strip().lower().split(" ", 1)[0]
+            first = written.lower().split(" ", 1)[0]
             if first in RELATIVE_WORDS and (kind in spec.kinds or kind not in atoms):
                 contrast_relative = True
             else:
@@ -481,13 +488,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
         if supposed_from is not None and not supposed_modal and (kind in atoms or not isinstance(item, Leaf)):
             # "if the maximum were 150 it would not exceed": a claim's or a negation's own words
             # may hold the modal
-            supposed_modal = _MODAL_IN.search(item.text()) is not None
+            supposed_modal = _MODAL_IN.search(written) is not None
         # the item's words, read once: a clause end, a negation ("nor") or a plain word
-        lowered = (
-            item.text().strip().lower()
-            if kind in ("boundary", "neg") or isinstance(item, Leaf)
-            else ""
-        )
+        lowered = written.lower() if kind in ("boundary", "neg") or isinstance(item, Leaf) else ""
         word = lowered if kind == "boundary" else ""
         previous_word, current_word = (
             (current_word, lowered) if isinstance(item, Leaf) or kind == "boundary" else (current_word, "")
@@ -523,9 +526,9 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             clause_leads, clause_hypothetical = [], False
         elif len(clause_leads) < 4:
             # (the article as written: "A torus would ..." is one, "A would slide off" block A)
-            said = item.text().strip() if isinstance(item, Leaf) and kind not in atoms else ""
+            said = written if isinstance(item, Leaf) and kind not in atoms else ""
             clause_leads.append(said.lower() if said in ("a", "an", "A", "An") or clause_leads else said)
-            modal = said.lower() in HYPOTHETICAL_MODALS if said else _MODAL_IN.match(item.text().strip()) is not None
+            modal = said.lower() in HYPOTHETICAL_MODALS if said else _MODAL_IN.match(written) is not None
             if modal and 3 <= len(clause_leads) <= 4 and clause_leads[0] in ("a", "an") and clause_leads[1] not in ARTICLE_NOT_NEXT:
                 # "a torus would be 0", "a Klein bottle would be non-orientable": what another,
                 # indefinite, object would give is no claim about this one
@@ -641,8 +644,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             if word in SUPPOSING_WORDS:
                 supposed_from, supposed_modal = len(found), False
             elif word in _SENTENCE_ENDS or word in SUPPOSITION_ENDS or word in COUNTERFACTUAL_TURNS:
-                if supposed_modal and supposed_from is not None and not complementary:
-                    supposed.extend(found[supposed_from:])
+                end_supposition()
                 supposed_from, supposed_modal = None, False
             if word in _SENTENCE_ENDS or word in SUPPOSITION_ENDS:
                 modal_at, hypothetical = None, False
@@ -675,7 +677,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             topic = noun_kind
         elif kind == "neg":
             negating, words_since_neg = True, 0
-        elif kind == "hedge" and sentence_wh and item.text().strip() == "?":
+        elif kind == "hedge" and sentence_wh and written == "?":
             # "Which is actually bigger? Neither.": a grammar's own "?" after a value word ends a
             # sentence that opened with "which", "what", "how" or "where": it restates the question
             # ("Is it C? B." offers C as a guess, and stays doubtful)
@@ -743,8 +745,7 @@ def read_claims(answer: Node, spec: ClaimSpec, target: Any) -> ClaimSet:
             carry, negating = claim.negated, False
             last_claim = claim
     flush()
-    if supposed_modal and supposed_from is not None and not complementary:
-        supposed.extend(found[supposed_from:])
+    end_supposition()
     _set_aside_suppositions(supposed, found)
     if look_back is not None:
         hedged_clauses.add(look_back)

@@ -436,21 +436,41 @@ KINDS: dict[str, Kind] = {
 }
 
 
+def _check_key_names(c: Component, own_key: bool, key_names: frozenset[str]) -> None:
+    """A component without its own ``key`` is compared with ``target.<name>``, a compound's parts
+    with ``target.<part>``: one that ``[key]`` does not define would read null and make every
+    answer wrong, so it is refused here, not found as a "wrong" on every line."""
+    needed = [] if own_key or c.kind == "compound" else [c.name]
+    needed += [part for part, _ in c.parts]
+    for name in needed:
+        if name not in key_names:
+            raise ComponentError(
+                c.index, "name",
+                f"component {c.name!r} is compared with target.{name}, but [key] defines no {name!r} "
+                f"(it has {', '.join(sorted(key_names))}): add [key] {name} = \"...\" or give the component a key",
+            )
+
+
 def expand_components(
     raw: list[dict[str, Any]],
     claim_kinds: dict[str, tuple[str, ...]] | None,
     node_kinds: frozenset[str] = frozenset(),
     fields: frozenset[str] = frozenset(),
+    key_names: frozenset[str] | None = None,
 ) -> Expanded:
     """Check each ``[[component]]`` table and return the bindings, requirements and outputs its
     kind gives it (ComponentError for a table that cannot be used). ``node_kinds`` are the names
     ``find(answer, ...)`` looks for (the answer grammar's rules, aliases and terminals); ``fields``
-    what a node may have (those and the rule's attributes), for a reading's ``number``."""
+    what a node may have (those and the rule's attributes), for a reading's ``number``;
+    ``key_names`` the rule's ``[key]`` values, which a component without ``key`` is compared with."""
     components = [_component(index, entry, claim_kinds, node_kinds, fields) for index, entry in enumerate(raw)]
     names = [c.name for c in components]
     for c in components:
         if names.count(c.name) > 1:
             raise ComponentError(c.index, "name", f"component {c.name!r} is declared twice")
+    if key_names is not None:
+        for c, entry in zip(components, raw, strict=True):
+            _check_key_names(c, "key" in entry, key_names)
     out = Expanded()
     for c in components:
         kind = KINDS[c.kind]

@@ -554,10 +554,10 @@ def load_rule(path: str | Path) -> Rule:
             claims.kinds if claims else None,
             answer_grammar.field_names,
             answer_grammar.field_names | {entry["name"] for entry in data.get("attribute", [])},
+            frozenset(key_values),
         )
     except ComponentError as error:
         raise loc.error("component", error.index, error.field, error.message) from None
-    _check_default_keys(data.get("component", []), key_values, loc)
     for index, kind, name, source in components.attributes:
         if name in attributes.get(kind, {}):
             raise loc.error("component", index, "said_by", f"{kind} nodes already have an attribute {name!r}")
@@ -695,25 +695,6 @@ def _in_file_order(loc: _Locator, data: dict[str, Any], tables: tuple[str, ...])
         for index in range(len(data.get(table, [])))
     ]
     return [(table, index) for _, _, table, index in sorted(entries)]
-
-
-def _check_default_keys(entries: list[dict], key_values: dict[str, Any], loc: Any) -> None:
-    """A component without ``key`` (and a compound's parts) is compared with the ``[key]`` value
-    of its name: one that ``[key]`` does not define would read null and make every answer wrong,
-    so it is a load error, not a silent "wrong" on every line."""
-    for index, entry in enumerate(entries):
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
-            continue
-        needed = [] if "key" in entry or entry.get("kind") == "compound" else [entry["name"]]
-        needed += [p for p in entry.get("parts", {}) if isinstance(p, str)]
-        for name in needed:
-            if name not in key_values:
-                have = ", ".join(sorted(key_values))
-                raise loc.error(
-                    "component", index, "name",
-                    f"component {entry['name']!r} is compared with target.{name}, but [key] defines "
-                    f"no {name!r} (it has {have}): add [key] {name} = \"...\" or give the component a key",
-                )
 
 
 def _claims(
